@@ -1,0 +1,1 @@
+"""Parlour: card games over one gRPC contract."""

@@ -1,0 +1,156 @@
+"""The engine protocol every game implements.
+
+A game is fully determined by its seat count, its options, the decks supplied
+at its chance steps and its actions, so the service can store exactly those
+facts and any replica (or a replay on another machine) folds them back into
+the same state. The engine never shuffles: when it needs the outcome of
+chance, ``chance()`` names the cards to be shuffled, and the caller supplies
+an ordering of them through ``deal()``.
+
+Driving a game::
+
+    state = new_game("hearts", 4, {})
+    while not state.is_over:
+        cards = state.chance()
+        if cards is not None:
+            state.deal(shuffled(cards))      # outside the engine
+            continue
+        seat = state.to_act()[0]
+        state.apply(seat, choose(state.legal_actions(seat)))
+
+Every method that takes input validates it and, when it raises an
+``EngineError``, leaves the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, Self
+
+from parlour.engine.actions import Action
+from parlour.engine.cards import Card
+from parlour.engine.errors import BadDeck, GameOver, IllegalAction, NotYourTurn
+from parlour.engine.view import View
+
+
+class GameState(ABC):
+    """A game in progress. Subclasses hold the rules of one game."""
+
+    #: registry id: "wizard", "crazy8s", "kaiser", "hearts"
+    game_id: ClassVar[str]
+
+    seats: int
+
+    # -- chance -------------------------------------------------------------
+    @abstractmethod
+    def chance(self) -> tuple[Card, ...] | None:
+        """The cards to be shuffled and supplied next (sorted), or None.
+
+        Non-None at the start of every deal, and in Crazy 8s when the stock
+        must be rebuilt from the discards.
+        """
+
+    @abstractmethod
+    def _deal(self, deck: tuple[Card, ...]) -> None:
+        """Apply a validated shuffle of ``chance()``."""
+
+    def deal(self, deck: Sequence[Card]) -> None:
+        """Supply the outcome of chance: an ordering of exactly ``chance()``."""
+        if self.is_over:
+            raise GameOver("game over", "the game has ended; no more deals")
+        wanted = self.chance()
+        if wanted is None:
+            raise BadDeck("deal", "no deal is due now")
+        given = tuple(deck)
+        if sorted(given) != list(wanted):
+            raise BadDeck(
+                "deal",
+                f"the deck must be a shuffle of the {len(wanted)} cards asked for "
+                f"(got {len(given)} cards)",
+            )
+        self._deal(given)
+
+    # -- turns --------------------------------------------------------------
+    @abstractmethod
+    def to_act(self) -> tuple[int, ...]:
+        """Seats the game waits for (several at once only for simultaneous steps).
+
+        Empty while a deal is due and once the game is over.
+        """
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now (empty if it is not to act)."""
+
+    @abstractmethod
+    def _apply(self, seat: int, action: Action) -> None:
+        """Apply an action already known to come from a seat that is to act.
+
+        Must raise ``IllegalAction`` (naming the rule and the card) before
+        changing anything when the action is not legal.
+        """
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Validate and apply ``action`` by ``seat``."""
+        if self.is_over:
+            raise GameOver("game over", f"the game has ended; seat {seat} cannot {action}")
+        if not 0 <= seat < self.seats:
+            raise NotYourTurn("seat", f"there is no seat {seat} at a {self.seats}-seat table")
+        if seat not in self.to_act():
+            if self.chance() is not None:
+                raise IllegalAction("deal", f"the cards must be dealt before seat {seat} acts")
+            waiting = ", ".join(str(s) for s in self.to_act())
+            raise NotYourTurn("turn order", f"it is not seat {seat}'s turn (waiting for {waiting})")
+        self._apply(seat, action)
+
+    # -- what can be seen -----------------------------------------------------
+    @abstractmethod
+    def view(self, seat: int | None) -> View:
+        """What ``seat`` may see (``None``: a spectator, who sees no hand)."""
+
+    @abstractmethod
+    def scores(self) -> tuple[int, ...]:
+        """Running totals, one per seat (partners share their side's total)."""
+
+    @property
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def winners(self) -> tuple[int, ...]:
+        """Seats that won (ties share the win); empty until the game is over."""
+
+    @abstractmethod
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """Ground truth: the cards ``seat`` holds now (hidden from the other seats)."""
+
+    @abstractmethod
+    def accounted_cards(self) -> tuple[Card, ...]:
+        """Every card of the pack wherever it is: hands, tricks, piles, stock, turned card.
+
+        Outside a chance step this is always the whole pack, once each.
+        """
+
+    @abstractmethod
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as plain JSON-able data (hidden cards included).
+
+        Used for digests: two states are the same game position exactly when
+        their snapshots are equal.
+        """
+
+    def digest(self) -> str:
+        """A short hash of the whole state, stored beside each event for replay checks."""
+        return hashlib.sha256(_canonical(self.snapshot()).encode()).hexdigest()[:16]
+
+    def clone(self) -> Self:
+        return copy.deepcopy(self)
+
+
+def _canonical(value: Any) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)

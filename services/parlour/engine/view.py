@@ -1,0 +1,89 @@
+"""The per-seat view: what one seat (or a spectator) may see, and nothing else.
+
+One shape for every game, so that the contract, the clients and the bots need
+no game-specific code to render or reason about a table. Fields a game does
+not use stay at their empty defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from parlour.engine.actions import Action
+from parlour.engine.cards import Card, Suit
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """One card played to a trick, and by whom."""
+
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A trick: who led, the cards in order, and (once complete) who took it."""
+
+    leader: int
+    plays: tuple[Play, ...]
+    winner: int | None = None
+    led_suit: Suit | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One public entry in the current hand's history (a bid, a pass, a draw...)."""
+
+    seat: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """What everyone may know about one seat."""
+
+    seat: int
+    hand_size: int
+    score: int
+    tricks_taken: int = 0
+    bid: str = ""
+    team: int | None = None
+    points_this_hand: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Everything ``seat`` may see. ``seat`` is None for a spectator."""
+
+    game: str
+    seat: int | None
+    seats: int
+    phase: str  # "deal", "pass", "trump", "bid", "play", "over"
+    hand_number: int
+    dealer: int
+    to_act: tuple[int, ...]
+    hand: tuple[Card, ...]
+    players: tuple[PlayerView, ...]
+    legal_actions: tuple[Action, ...] = ()
+    trump: Suit | None = None
+    trump_text: str = ""  # in words: "hearts", "no trump", "not yet named"
+    turned_card: Card | None = None
+    current_trick: Trick | None = None
+    last_trick: Trick | None = None
+    tricks: tuple[Trick, ...] = ()  # completed tricks of the current hand
+    history: tuple[Move, ...] = ()  # public moves of the current hand, in order
+    suit_in_force: Suit | None = None
+    suit_in_force_text: str = ""
+    top_card: Card | None = None
+    stock_count: int | None = None
+    contract: str = ""
+    pass_direction: str = ""
+    passed_cards: tuple[Card, ...] = ()  # this seat's own chosen cards to pass
+    received_cards: tuple[Card, ...] = ()  # shown only once every pass is in
+    hearts_broken: bool | None = None
+    hand_scores: tuple[tuple[int, ...], ...] = ()  # per finished hand, per seat
+    scores: tuple[int, ...] = ()
+    is_over: bool = False
+    winners: tuple[int, ...] = ()
+    notes: tuple[str, ...] = field(default=())  # plain-words facts: "hearts are broken"

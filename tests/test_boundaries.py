@@ -1,0 +1,84 @@
+"""The import-boundary check: layers import only what the design allows.
+
+import-linter cannot see the client packages (they live under clients/ but
+belong to the ``parlour`` package), so this test reads every module's imports
+with ``ast`` instead. It runs in ``make test``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# layer folder -> module prefixes it must never import
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "services/parlour/engine": (
+        "parlour.service",
+        "parlour.ai",
+        "parlour.client",
+        "parlour.tui",
+        "parlour.v1",
+        "parlour.gateway",
+        "parlour.cli",
+        "grpc",
+        "sqlalchemy",
+    ),
+    "services/parlour/service": ("parlour.ai", "parlour.client", "parlour.tui"),
+    "services/parlour/gateway": ("parlour.ai", "parlour.tui", "parlour.engine"),
+    "services/parlour/ai": (
+        "parlour.service",
+        "parlour.tui",
+        "parlour.gateway",
+        # bots may use the pure card model, actions and view types, never game state
+        "parlour.engine.base",
+        "parlour.engine.registry",
+        "parlour.engine.playout",
+        "parlour.engine.wizard",
+        "parlour.engine.crazy8s",
+        "parlour.engine.kaiser",
+        "parlour.engine.hearts",
+    ),
+    "clients/client": ("parlour.engine", "parlour.service", "parlour.ai", "parlour.gateway"),
+    "clients/tui": ("parlour.engine", "parlour.service", "parlour.ai", "parlour.gateway"),
+}
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def violations(layer: str, forbidden: tuple[str, ...]) -> list[str]:
+    bad = []
+    for path in sorted((ROOT / layer).rglob("*.py")):
+        for lineno, module in imported_modules(path):
+            for prefix in forbidden:
+                if module == prefix or module.startswith(prefix + "."):
+                    bad.append(f"{path.relative_to(ROOT)}:{lineno} imports {module}")
+    return bad
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layer_imports_only_what_the_design_allows(layer: str) -> None:
+    assert violations(layer, FORBIDDEN[layer]) == []
+
+
+def test_the_check_catches_a_forbidden_import(tmp_path: Path) -> None:
+    module = tmp_path / "bad.py"
+    module.write_text("from parlour.service import app\nimport grpc\n")
+    assert [m for _, m in imported_modules(module)] == [
+        "parlour.service",
+        "parlour.service.app",
+        "grpc",
+    ]
