@@ -23,7 +23,7 @@ from parlour.engine.options import OptionSpec, OptionType, resolve_options
 @pytest.mark.parametrize("card", ALL_CARDS, ids=str)
 def test_every_card_prints_and_parses_back(card: Card) -> None:
     assert Card.parse(str(card)) is card
-    assert eval(repr(card)) is card  # noqa: S307 - repr is pasteable
+    assert eval(repr(card)) is card
     assert Card.from_index(card.index) is card
 
 
@@ -94,7 +94,7 @@ def test_parse_cards() -> None:
 def test_actions_print_and_parse_back(text: str) -> None:
     action = Action.parse(text)
     assert str(action) == text
-    assert eval(repr(action)) == action  # noqa: S307
+    assert eval(repr(action)) == action
 
 
 def test_action_kinds() -> None:
