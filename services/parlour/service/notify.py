@@ -1,0 +1,212 @@
+"""Waking the waiters of a game when new events may have been stored.
+
+A waiter (a streaming RPC, a long poll) asks to be woken once a game moves
+past the seq it has seen. :class:`Notifier` does this within one process: the
+store calls :meth:`Notifier.notify_local` after each committed append, from
+whatever thread appended. :class:`PostgresNotifier` adds the other replicas:
+every append sends ``NOTIFY parlour_events, '<game_id>:<seq>'`` inside its
+transaction, and a background task holding a ``LISTEN`` connection turns
+those into local wake-ups (reconnecting, and waking everyone in case they
+missed something, when the connection drops).
+
+A wake-up only says that an event with a higher seq *may* exist: the waiter
+re-reads the store, so a spurious wake-up costs a read, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import psycopg
+
+from parlour.service.store import NOTIFY_CHANNEL, EventStore, normalize_url
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    _Wake = Callable[[str | None, int | None], None]
+
+log = logging.getLogger(__name__)
+
+#: how many games' latest seq are remembered (to answer waits that come late)
+LATEST_SEQS_KEPT = 50_000
+
+
+@dataclass(eq=False)
+class _Waiter:
+    after_seq: int
+    woken: asyncio.Future[None] = field(repr=False)
+
+
+class Notifier:
+    """In-process wake-ups: enough on its own for one process over SQLite."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiters: dict[str, set[_Waiter]] = {}  # touched only on the loop's thread
+        self._latest: OrderedDict[str, int] = OrderedDict()  # any thread, under _lock
+        self._lock = threading.Lock()
+
+    async def start(self) -> None:
+        """Bind to the running event loop."""
+        self._loop = asyncio.get_running_loop()
+
+    async def stop(self) -> None:
+        """Wake every waiter (so streams can finish) and stop."""
+        self._wake(None, None)
+
+    async def wait(self, game_id: str, after_seq: int, timeout: float) -> None:
+        """Return once game_id may have an event with seq > after_seq, or after timeout seconds."""
+        loop = asyncio.get_running_loop()
+        if self._loop is None:
+            self._loop = loop
+        with self._lock:
+            if self._latest.get(game_id, 0) > after_seq:
+                return
+        waiter = _Waiter(after_seq, loop.create_future())
+        # No await between the check above and this registration, and wake-ups
+        # from other threads arrive through call_soon_threadsafe: none is lost.
+        self._waiters.setdefault(game_id, set()).add(waiter)
+        try:
+            await asyncio.wait([waiter.woken], timeout=timeout)
+        finally:
+            waiting = self._waiters.get(game_id)
+            if waiting is not None:
+                waiting.discard(waiter)
+                if not waiting:
+                    del self._waiters[game_id]
+            waiter.woken.cancel()
+
+    def notify_local(self, game_id: str, seq: int) -> None:
+        """Game ``game_id`` now has events up to ``seq``. Safe to call from any thread."""
+        with self._lock:
+            if seq > self._latest.get(game_id, 0):
+                self._latest[game_id] = seq
+                self._latest.move_to_end(game_id)
+                while len(self._latest) > LATEST_SEQS_KEPT:
+                    self._latest.popitem(last=False)
+        self._call_on_loop(self._wake, game_id, seq)
+
+    def notify_all(self) -> None:
+        """Wake every waiter: something may have been missed."""
+        self._call_on_loop(self._wake, None, None)
+
+    def _call_on_loop(self, wake: _Wake, game_id: str | None, seq: int | None) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return  # nobody has waited yet; _latest answers the first wait
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            wake(game_id, seq)
+        else:
+            with contextlib.suppress(RuntimeError):  # the loop closed under us
+                loop.call_soon_threadsafe(wake, game_id, seq)
+
+    def _wake(self, game_id: str | None, seq: int | None) -> None:
+        if game_id is None:
+            chosen: Iterable[set[_Waiter]] = list(self._waiters.values())
+        else:
+            chosen = [self._waiters.get(game_id, set())]
+        for waiting in chosen:
+            for waiter in list(waiting):
+                if (seq is None or seq > waiter.after_seq) and not waiter.woken.done():
+                    waiter.woken.set_result(None)
+
+
+class PostgresNotifier(Notifier):
+    """Wake-ups from every replica through Postgres LISTEN/NOTIFY."""
+
+    application_name = "parlour-listener"
+
+    def __init__(self, url: str, *, retry_delay: float = 0.2, max_retry_delay: float = 5.0) -> None:
+        super().__init__()
+        # psycopg wants a libpq URL, not SQLAlchemy's "postgresql+psycopg"
+        self._conninfo = (
+            normalize_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        )
+        self._retry_delay = retry_delay
+        self._max_retry_delay = max_retry_delay
+        self._connection: psycopg.AsyncConnection[object] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """LISTEN before returning, so no append after start() goes unnoticed."""
+        await super().start()
+        self._connection = await self._listen()
+        self._task = asyncio.create_task(self._pump(), name="parlour-listener")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self._close()
+        await super().stop()
+
+    async def _listen(self) -> psycopg.AsyncConnection[object]:
+        connection = await psycopg.AsyncConnection.connect(
+            self._conninfo, autocommit=True, application_name=self.application_name
+        )
+        await connection.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        return connection
+
+    async def _close(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            with contextlib.suppress(psycopg.Error, OSError):
+                await connection.close()
+
+    async def _pump(self) -> None:
+        while True:
+            connection = self._connection
+            try:
+                if connection is None:
+                    raise psycopg.OperationalError("not connected")
+                async for note in connection.notifies():
+                    game_id, _, seq = note.payload.rpartition(":")
+                    if game_id and seq.isdigit():
+                        self.notify_local(game_id, int(seq))
+            except Exception as error:  # whatever broke, a live listener is the way back
+                log.warning("lost the LISTEN connection (%s); reconnecting", error)
+            await self._close()
+            await self._reconnect()
+            # Whatever was notified while we were away is lost: let everyone re-read.
+            self.notify_all()
+
+    async def _reconnect(self) -> None:
+        delay = self._retry_delay
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                self._connection = await self._listen()
+                return
+            except (psycopg.Error, OSError) as error:
+                log.warning("LISTEN reconnect failed (%s); retrying in %.1fs", error, delay)
+                delay = min(delay * 2, self._max_retry_delay)
+
+
+def make_notifier(store_or_url: EventStore | str) -> Notifier:
+    """The notifier for a store's database: LISTEN/NOTIFY on Postgres, in-process on SQLite.
+
+    Given a store, the notifier also hears that store's own appends at once
+    (without waiting for the NOTIFY to come back from the server).
+    """
+    if isinstance(store_or_url, EventStore):
+        url, is_postgres = store_or_url.url, store_or_url.is_postgres
+    else:
+        url = store_or_url
+        is_postgres = normalize_url(url).get_backend_name() == "postgresql"
+    notifier = PostgresNotifier(url) if is_postgres else Notifier()
+    if isinstance(store_or_url, EventStore):
+        store_or_url.add_listener(notifier.notify_local)
+    return notifier

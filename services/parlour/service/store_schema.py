@@ -1,0 +1,89 @@
+"""The event store's tables as SQLAlchemy Core metadata.
+
+The Alembic migrations in ``migrations/versions`` create these tables; this
+module is what the store's statements are built from, and a test compares the
+two so they cannot drift apart. ``events`` is the source of truth; ``tables``
+and ``seats`` are projections kept in step with it inside the appending
+transaction; ``bot_leases`` lets one AI worker at a time play a bot's turn.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+# JSONB on Postgres (indexable, compact); SQLite stores JSON text.
+JSONDocument = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+Timestamp = sa.DateTime(timezone=True)
+
+metadata = sa.MetaData()
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("game_id", sa.Text(), nullable=False),
+    sa.Column("seq", sa.Integer(), nullable=False),
+    sa.Column("type", sa.Text(), nullable=False),
+    sa.Column("schema_version", sa.Integer(), nullable=False),
+    sa.Column("payload", JSONDocument, nullable=False),
+    sa.Column("digest", sa.Text(), nullable=False),
+    sa.Column("request_id", sa.Text(), nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    # The primary key is the optimistic-concurrency check: two writers that
+    # read the same version both try to insert the same (game_id, seq).
+    sa.PrimaryKeyConstraint("game_id", "seq", name="pk_events"),
+    # A retried request cannot be applied twice (NULLs never collide).
+    sa.UniqueConstraint("game_id", "request_id", name="uq_events_game_request"),
+)
+
+tables = sa.Table(
+    "tables",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("game", sa.Text(), nullable=False),
+    sa.Column("seats", sa.Integer(), nullable=False),
+    sa.Column("options", JSONDocument, nullable=False),
+    # 'open' (seats filling), 'playing', 'finished'
+    sa.Column("status", sa.Text(), nullable=False),
+    sa.Column("host_token_hash", sa.Text(), nullable=False),
+    # = the seq of the table's last event
+    sa.Column("version", sa.Integer(), nullable=False),
+    sa.Column("name", sa.Text(), nullable=False),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("updated_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("table_id", name="pk_tables"),
+    sa.Index("ix_tables_status_created_at", "status", "created_at"),
+)
+
+seats = sa.Table(
+    "seats",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("seat", sa.Integer(), nullable=False),
+    # 'person' or 'bot'
+    sa.Column("kind", sa.Text(), nullable=False),
+    sa.Column("bot_level", sa.Text(), nullable=True),
+    sa.Column("player_name", sa.Text(), nullable=True),
+    # sha256 hex of the seat token; the token itself is never stored
+    sa.Column("token_hash", sa.Text(), nullable=True),
+    sa.Column("occupied", sa.Boolean(), nullable=False),
+    sa.PrimaryKeyConstraint("table_id", "seat", name="pk_seats"),
+    sa.ForeignKeyConstraint(
+        ["table_id"], ["tables.table_id"], name="fk_seats_table", ondelete="CASCADE"
+    ),
+)
+
+bot_leases = sa.Table(
+    "bot_leases",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("seat", sa.Integer(), nullable=False),
+    sa.Column("worker_id", sa.Text(), nullable=False),
+    # the game version the lease was granted at
+    sa.Column("version", sa.Integer(), nullable=False),
+    sa.Column("expires_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("table_id", "seat", name="pk_bot_leases"),
+    sa.ForeignKeyConstraint(
+        ["table_id"], ["tables.table_id"], name="fk_bot_leases_table", ondelete="CASCADE"
+    ),
+)

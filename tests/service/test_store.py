@@ -1,0 +1,471 @@
+"""The event store's contract, run against every backend.
+
+:class:`RecorderContract` holds the tests; :class:`TestSQLiteStore` and
+:class:`TestPostgresStore` run them on an SQLite file and on a fresh Postgres
+database (see ``tests/conftest.py``), and add what only one backend has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from parlour.service.notify import PostgresNotifier, make_notifier
+from parlour.service.store import (
+    ConcurrencyConflict,
+    DuplicateRequest,
+    EventStore,
+    NewEvent,
+    SeatRow,
+    TableRow,
+    UnknownTable,
+    downgrade_base,
+    normalize_url,
+    upgrade_head,
+)
+from parlour.service.store_schema import metadata
+
+ROOT = Path(__file__).resolve().parents[2]
+STORE_TABLES = {"events", "tables", "seats", "bot_leases"}
+
+
+def hosted(table_id: str = "t1", game: str = "wizard", status: str = "open") -> TableRow:
+    return TableRow(
+        table_id=table_id,
+        game=game,
+        seats=3,
+        options={"rounds": 10, "canadian": False, "nested": {"list": [1, "two", None]}},
+        status=status,
+        host_token_hash="ab" * 32,
+        version=0,
+        name=f"{game} table",
+        seat_rows=(
+            SeatRow(0, "person", player_name="Ada", token_hash="cd" * 32, occupied=True),
+            SeatRow(1, "bot", bot_level="easy", player_name="Bot 1", occupied=True),
+            SeatRow(2, "person"),
+        ),
+    )
+
+
+def action(seat: int, text: str) -> NewEvent:
+    return NewEvent("ActionTaken", {"seat": seat, "action": text}, digest=f"after {text}")
+
+
+TABLE_HOSTED = NewEvent("TableHosted", {"game": "wizard", "seats": 3, "name": "Ünïcode ♠"})
+
+
+def schema_tables(url: str) -> set[str]:
+    engine = sa.create_engine(normalize_url(url), poolclass=sa.pool.NullPool)
+    try:
+        return set(sa.inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def race(racers: list[Callable[[], Any]]) -> list[Any]:
+    """Run the racers in threads released together; each result is a value or the exception."""
+    barrier = threading.Barrier(len(racers))
+
+    def run(racer: Callable[[], Any]) -> Any:
+        barrier.wait()
+        try:
+            return racer()
+        except Exception as error:
+            return error
+
+    with ThreadPoolExecutor(len(racers)) as pool:
+        return list(pool.map(run, racers))
+
+
+class RecorderContract:
+    """What every backend of the event store must do."""
+
+    @pytest.fixture
+    def url(self) -> str:
+        raise NotImplementedError
+
+    @pytest.fixture
+    def store(self, url: str) -> Iterator[EventStore]:
+        store = EventStore(url)
+        store.migrate()
+        yield store
+        store.close()
+
+    @pytest.fixture
+    def replica(self, url: str, store: EventStore) -> Iterator[EventStore]:
+        """A second store over the same database, as another replica would hold."""
+        other = EventStore(url)
+        yield other
+        other.close()
+
+    # --- migrations -------------------------------------------------------------------
+
+    def test_migrations_upgrade_an_empty_database_and_downgrade_it_back(self, url: str) -> None:
+        assert schema_tables(url) == set()
+        upgrade_head(url)
+        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
+        downgrade_base(url)
+        assert schema_tables(url) == {"alembic_version"}
+        upgrade_head(url)
+        upgrade_head(url)  # at head already: nothing to do
+        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
+
+    def test_migrations_build_exactly_the_schema_the_store_uses(self, store: EventStore) -> None:
+        engine = sa.create_engine(normalize_url(store.url), poolclass=sa.pool.NullPool)
+        with engine.connect() as conn:
+            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            assert compare_metadata(context, metadata) == []
+        engine.dispose()
+
+    # --- events -----------------------------------------------------------------------
+
+    def test_a_table_and_its_events_round_trip_with_json_payloads(self, store: EventStore) -> None:
+        created = store.create_table(hosted(), [TABLE_HOSTED])
+        appended = store.append(
+            "t1", 1, [action(0, "play QS"), NewEvent("Odd", {"a": [{"b": 1.5}]})]
+        )
+        assert [e.seq for e in created + appended] == [1, 2, 3]
+        read = store.read("t1")
+        assert read == created + appended
+        assert read[0].payload == {"game": "wizard", "seats": 3, "name": "Ünïcode ♠"}
+        assert read[1].digest == "after play QS"
+        assert read[2].payload == {"a": [{"b": 1.5}]}
+        assert read[0].created_at.tzinfo is not None
+        assert store.last_seq("t1") == 3
+        assert store.last_seq("nobody") == 0
+
+    def test_read_returns_the_events_after_after_seq_up_to_upto_seq(
+        self, store: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        store.append("t1", 1, [action(0, f"bid {n}") for n in range(5)])
+        assert [e.seq for e in store.read("t1", after_seq=4)] == [5, 6]
+        assert [e.seq for e in store.read("t1", after_seq=1, upto_seq=3)] == [2, 3]
+        assert store.read("t1", after_seq=6) == []
+
+    def test_append_at_a_taken_seq_raises_concurrency_conflict_and_writes_nothing(
+        self, store: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        store.append("t1", 1, [action(0, "play QS")])
+        # seq 2 is taken, seq 3 is free: the whole append must still fail
+        with pytest.raises(ConcurrencyConflict) as raised:
+            store.append(
+                "t1", 1, [action(1, "play KS"), action(2, "play AS")], table_status="playing"
+            )
+        assert raised.value.__cause__ is not None  # translated, not swallowed
+        assert [e.payload["action"] for e in store.read("t1", 1)] == ["play QS"]
+        table = store.get_table("t1")
+        assert (table.version, table.status) == (2, "open")
+
+    def test_append_beyond_the_last_seq_raises_concurrency_conflict(
+        self, store: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        with pytest.raises(ConcurrencyConflict):
+            store.append("t1", 5, [action(0, "play QS")])
+        assert store.last_seq("t1") == 1
+
+    def test_append_to_an_unknown_game_raises_unknown_table(self, store: EventStore) -> None:
+        with pytest.raises(UnknownTable):
+            store.append("nobody", 0, [action(0, "play QS")])
+        assert store.read("nobody") == []
+
+    def test_hosting_a_taken_table_id_raises_concurrency_conflict(self, store: EventStore) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        with pytest.raises(ConcurrencyConflict):
+            store.create_table(hosted(game="hearts"), [TABLE_HOSTED])
+        assert store.get_table("t1").game == "wizard"
+
+    @pytest.mark.parametrize("writers_on", ["one store", "two replicas"])
+    def test_two_writers_racing_for_the_same_seq_exactly_one_wins(
+        self, store: EventStore, replica: EventStore, writers_on: str
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        second = store if writers_on == "one store" else replica
+        for seq in range(1, 21):
+            results = race(
+                [
+                    partial(store.append, "t1", seq, [action(0, "play QS")]),
+                    partial(second.append, "t1", seq, [action(1, "play KS")]),
+                ]
+            )
+            won = [r for r in results if isinstance(r, list)]
+            lost = [r for r in results if not isinstance(r, list)]
+            assert len(won) == 1, results
+            assert len(lost) == 1 and isinstance(lost[0], ConcurrencyConflict), results
+        assert [e.seq for e in store.read("t1")] == list(range(1, 22))
+        assert store.get_table("t1").version == 21
+
+    def test_writers_on_different_games_do_not_block_each_other_out(
+        self, store: EventStore, replica: EventStore
+    ) -> None:
+        games = [f"g{n}" for n in range(4)]
+        for game_id in games:
+            store.create_table(hosted(game_id), [TABLE_HOSTED])
+
+        def play(game_id: str, writer: EventStore) -> int:
+            for seq in range(1, 16):
+                writer.append(game_id, seq, [action(0, "draw")])
+            return writer.last_seq(game_id)
+
+        writers = [store, replica, store, replica]
+        results = race([partial(play, g, w) for g, w in zip(games, writers, strict=True)])
+        assert results == [16, 16, 16, 16]
+
+    def test_a_repeated_request_id_raises_duplicate_request_with_the_first_seq(
+        self, store: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        store.append("t1", 1, [action(0, "play QS"), action(1, "play KS")], request_id="req-1")
+        with pytest.raises(DuplicateRequest) as same_version:
+            store.append("t1", 1, [action(0, "play QS")], request_id="req-1")
+        with pytest.raises(DuplicateRequest) as later_version:
+            store.append("t1", 3, [action(0, "play QS")], request_id="req-1")
+        assert same_version.value.first_seq == later_version.value.first_seq == 2
+        assert store.find_request("t1", "req-1") == 2
+        assert store.find_request("t1", "req-2") is None
+        assert [e.request_id for e in store.read("t1")] == [None, "req-1", None]
+        # the same request id on another game is another request
+        store.create_table(hosted("t2"), [TABLE_HOSTED])
+        assert store.append("t2", 1, [action(0, "play QS")], request_id="req-1")[0].seq == 2
+
+    # --- projections ------------------------------------------------------------------
+
+    def test_the_append_moves_version_status_and_seats_in_its_transaction(
+        self, store: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        taken = SeatRow(2, "person", player_name="Grace", token_hash="ef" * 32, occupied=True)
+        store.append("t1", 1, [NewEvent("SeatTaken", {"seat": 2})], seat_updates=[taken])
+        store.append("t1", 2, [NewEvent("GameStarted", {})], table_status="playing")
+        table = store.get_table("t1")
+        assert (table.version, table.status) == (3, "playing")
+        assert table.seat_rows[2] == taken
+        assert table.seat_rows[0].player_name == "Ada"
+        assert table.updated_at >= table.created_at
+
+    def test_a_conflicting_append_leaves_the_projections_alone(self, store: EventStore) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        store.append("t1", 1, [action(0, "play QS")])
+        before = store.get_table("t1")
+        with pytest.raises(ConcurrencyConflict):
+            store.append(
+                "t1",
+                1,
+                [NewEvent("SeatLeft", {"seat": 0})],
+                table_status="finished",
+                seat_updates=[SeatRow(0, "person")],
+            )
+        assert store.get_table("t1") == before
+
+    def test_create_table_records_the_table_its_seats_and_version(self, store: EventStore) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED, NewEvent("SeatTaken", {"seat": 0})])
+        table = store.get_table("t1")
+        assert table.version == 2
+        assert table.options == hosted().options
+        assert table.seat_rows == hosted().seat_rows
+        assert (table.game, table.seats, table.name) == ("wizard", 3, "wizard table")
+
+    def test_get_table_of_an_unknown_id_raises_unknown_table(self, store: EventStore) -> None:
+        with pytest.raises(UnknownTable):
+            store.get_table("nobody")
+
+    def test_list_tables_filters_by_status_and_game(self, store: EventStore) -> None:
+        store.create_table(hosted("a", "wizard", "open"), [TABLE_HOSTED])
+        store.create_table(hosted("b", "hearts", "open"), [TABLE_HOSTED])
+        store.create_table(hosted("c", "wizard", "playing"), [TABLE_HOSTED])
+        store.create_table(hosted("d", "wizard", "open"), [TABLE_HOSTED])
+        assert {t.table_id for t in store.list_tables()} == {"a", "b", "c", "d"}
+        assert {t.table_id for t in store.list_tables(status="open")} == {"a", "b", "d"}
+        assert {t.table_id for t in store.list_tables(game="wizard")} == {"a", "c", "d"}
+        assert [t.table_id for t in store.list_tables("open", "wizard")] == [
+            "d",
+            "a",
+        ]  # newest first
+        assert len(store.list_tables(limit=2)) == 2
+        assert all(len(t.seat_rows) == 3 for t in store.list_tables())
+
+    def test_update_seats_replaces_the_seat_rows(self, store: EventStore) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        store.update_seats("t1", [SeatRow(1, "person"), SeatRow(3, "bot", bot_level="hard")])
+        seats = store.get_table("t1").seat_rows
+        assert [s.seat for s in seats] == [0, 1, 2, 3]
+        assert seats[1] == SeatRow(1, "person")
+        assert seats[3].bot_level == "hard"
+        with pytest.raises(UnknownTable):
+            store.update_seats("nobody", [SeatRow(0, "person")])
+
+    # --- bot leases -------------------------------------------------------------------
+
+    def test_two_workers_claiming_the_same_bot_turn_only_one_gets_it(
+        self, store: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        for version in range(1, 11):
+            results = race(
+                [
+                    partial(store.claim_bot_turn, "w1", 30, [("t1", 1, version)]),
+                    partial(store.claim_bot_turn, "w2", 30, [("t1", 1, version)]),
+                ]
+            )
+            assert sorted(results, key=repr) == [("t1", 1, version), None], results
+            store.release_lease("t1", 1)
+
+    def test_a_worker_passes_over_a_leased_turn_to_the_next_candidate(
+        self, store: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        store.create_table(hosted("t2"), [TABLE_HOSTED])
+        candidates = [("t1", 1, 1), ("t2", 1, 1)]
+        assert store.claim_bot_turn("w1", 30, candidates) == ("t1", 1, 1)
+        assert store.claim_bot_turn("w2", 30, candidates) == ("t2", 1, 1)
+        assert store.claim_bot_turn("w3", 30, candidates) is None
+        # the holder renews its own lease; releasing frees it for anyone
+        assert store.claim_bot_turn("w1", 30, candidates) == ("t1", 1, 1)
+        store.release_lease("t1", 1)
+        assert store.claim_bot_turn("w3", 30, candidates) == ("t1", 1, 1)
+
+    def test_an_expired_lease_can_be_taken_over(self, store: EventStore) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        assert store.claim_bot_turn("w1", 0.05, [("t1", 1, 1)]) == ("t1", 1, 1)
+        assert store.claim_bot_turn("w2", 30, [("t1", 1, 1)]) is None
+        time.sleep(0.1)
+        assert store.claim_bot_turn("w2", 30, [("t1", 1, 1)]) == ("t1", 1, 1)
+        assert store.claim_bot_turn("w1", 30, [("t1", 1, 1)]) is None
+
+    def test_bot_turn_candidates_are_the_bot_seats_of_tables_in_play(
+        self, store: EventStore
+    ) -> None:
+        store.create_table(hosted("open"), [TABLE_HOSTED])
+        store.create_table(hosted("playing", status="playing"), [TABLE_HOSTED])
+        assert store.bot_turn_candidates() == [("playing", 1, 1)]
+
+    # --- waking waiters ---------------------------------------------------------------
+
+    async def test_a_waiter_is_woken_by_an_append_from_a_worker_thread(
+        self, store: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        notifier = make_notifier(store)
+        await notifier.start()
+        try:
+            waiting = asyncio.create_task(notifier.wait("t1", 1, timeout=30))
+            await asyncio.sleep(0.05)
+            assert not waiting.done()
+            await asyncio.to_thread(store.append, "t1", 1, [action(0, "play QS")])
+            await asyncio.wait_for(waiting, 5)
+            # an event already heard of answers a late waiter at once
+            await asyncio.wait_for(notifier.wait("t1", 1, timeout=30), 1)
+        finally:
+            await notifier.stop()
+
+    async def test_a_wait_with_nothing_new_ends_at_its_timeout(self, store: EventStore) -> None:
+        notifier = make_notifier(store)
+        await notifier.start()
+        try:
+            started = time.monotonic()
+            await notifier.wait("t1", 0, timeout=0.1)
+            assert 0.09 <= time.monotonic() - started < 2
+        finally:
+            await notifier.stop()
+
+
+class TestSQLiteStore(RecorderContract):
+    @pytest.fixture
+    def url(self, sqlite_url: str) -> str:
+        return sqlite_url
+
+    def test_sqlite_runs_in_wal_mode_with_foreign_keys(self, store: EventStore) -> None:
+        with store._engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+    def test_the_alembic_command_line_migrates_the_database_in_the_environment(
+        self, url: str
+    ) -> None:
+        environment = {**os.environ, "PARLOUR_DATABASE_URL": url}
+        command = [
+            sys.executable,
+            "-m",
+            "alembic",
+            "-c",
+            str(ROOT / "alembic.ini"),
+            "upgrade",
+            "head",
+        ]
+        subprocess.run(command, env=environment, cwd=ROOT, check=True, capture_output=True)
+        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
+
+
+@pytest.mark.postgres
+class TestPostgresStore(RecorderContract):
+    @pytest.fixture
+    def url(self, postgres_url: str) -> str:
+        return postgres_url
+
+    async def test_a_waiter_on_one_replica_is_woken_by_an_append_on_another(
+        self, store: EventStore, replica: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        notifier = make_notifier(store)
+        assert isinstance(notifier, PostgresNotifier)
+        await notifier.start()
+        try:
+            waiting = asyncio.create_task(notifier.wait("t1", 1, timeout=30))
+            await asyncio.sleep(0.05)
+            assert not waiting.done()
+            await asyncio.to_thread(replica.append, "t1", 1, [action(0, "play QS")])
+            await asyncio.wait_for(waiting, 5)
+        finally:
+            await notifier.stop()
+
+    async def test_the_listener_reconnects_after_losing_its_connection(
+        self, store: EventStore, replica: EventStore
+    ) -> None:
+        store.create_table(hosted(), [TABLE_HOSTED])
+        notifier = make_notifier(store)
+        await notifier.start()
+        admin = await psycopg.AsyncConnection.connect(
+            normalize_url(store.url).set(drivername="postgresql").render_as_string(False),
+            autocommit=True,
+        )
+        listeners = (
+            "SELECT pid FROM pg_stat_activity"
+            " WHERE application_name = %s AND datname = current_database()"
+        )
+        try:
+            cursor = await admin.execute(listeners, (PostgresNotifier.application_name,))
+            [(first_pid,)] = await cursor.fetchall()
+            await admin.execute("SELECT pg_terminate_backend(%s)", (first_pid,))
+            for _ in range(100):
+                await asyncio.sleep(0.05)
+                cursor = await admin.execute(listeners, (PostgresNotifier.application_name,))
+                pids = [pid for (pid,) in await cursor.fetchall()]
+                if pids and first_pid not in pids:
+                    break
+            else:
+                pytest.fail("the listener did not come back")
+            waiting = asyncio.create_task(notifier.wait("t1", 1, timeout=30))
+            await asyncio.sleep(0.05)
+            assert not waiting.done()
+            await asyncio.to_thread(replica.append, "t1", 1, [action(0, "play QS")])
+            await asyncio.wait_for(waiting, 5)
+        finally:
+            await admin.close()
+            await notifier.stop()
