@@ -1,0 +1,1 @@
+"""A thin REST/JSON gateway for browsers, generic over the gRPC contract."""
