@@ -1,0 +1,566 @@
+"""Hearts (Kierki): enforces ``hearts.md`` and its Polish original ``hearts.pl.md``
+(the Polish text stands where the two differ), completed by the "All games" and
+"Hearts" sections of ``rulings.md``.
+
+Four players, 13 cards each, dealt one at a time from the dealer's left; the
+deal passes left each hand (seat 0 deals hand 1). Before each hand every seat
+passes three cards of the hand it was dealt: left, right, across, then no
+passing, the cycle running through every hand, the extra hands of a tie
+included. The pass is simultaneous and secret: each seat makes three
+``give QS`` choices, seen only by itself, and the cards move once all four
+seats have chosen. The holder of the two of clubs leads it to the first
+trick; suit must be followed; on the first trick no heart and not the queen of
+spades may be played unless the player has no other legal card. Hearts are
+broken only by a heart discarded on a trick of another suit; before that a
+heart may be led only from a hand of nothing but hearts (a hand of hearts and
+the queen of spades must lead the queen). No trump. One point per heart, 13
+for the queen of spades; a player who takes all 26 shoots the moon and scores
+0 while each other player scores 26. The game ends after a hand in which a
+player reaches 100; the lowest total wins, and while the lowest is tied
+another hand is played.
+
+No table options: the jack-of-diamonds -10 variant and the subtraction of
+points for taking all the penalty cards are locked off, as the rules state.
+
+Representation, for speed (random playouts and bot search): a hand is an int
+bitset over ``card.index`` (clubs bits 0-12, diamonds 13-25, hearts 26-38,
+spades 39-51), legal moves are bit masks, every ``play``/``give`` action is
+one shared object per card, and views and snapshots are built only when asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from parlour.engine.actions import Action, ActionKind
+from parlour.engine.base import GameState
+from parlour.engine.cards import Card, Suit, standard_deck
+from parlour.engine.errors import IllegalAction, InvalidOptions, MalformedAction, NotYourTurn
+from parlour.engine.options import OptionValue
+from parlour.engine.registry import GameInfo
+from parlour.engine.view import Move, Play, PlayerView, Trick, View
+
+SEATS = 4
+HAND_SIZE = 13
+CARDS_PASSED = 3
+GAME_TARGET = 100
+ALL_POINTS = 26
+QUEEN_OF_SPADES_POINTS = 13
+
+#: Pass cycle: hand 1 left, 2 right, 3 across, 4 none, then again: (words, seat offset).
+PASS_CYCLE: tuple[tuple[str, int], ...] = (("left", 1), ("right", 3), ("across", 2), ("none", 0))
+
+DEAL, PASS, PLAY, OVER = "deal", "pass", "play", "over"
+
+_CARDS: tuple[Card, ...] = standard_deck()  # index order: _CARDS[i].index == i
+_SUITS = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
+_SUIT_MASK = tuple(((1 << 13) - 1) << (13 * suit.index) for suit in _SUITS)
+_SUIT_OF = tuple(index // 13 for index in range(52))
+_HEARTS_SUIT = Suit.HEARTS.index
+_HEARTS = _SUIT_MASK[_HEARTS_SUIT]
+_QUEEN_OF_SPADES = 1 << Card.parse("QS").index
+_TWO_OF_CLUBS = 1 << Card.parse("2C").index
+_POINT_CARDS = _HEARTS | _QUEEN_OF_SPADES
+_FULL_PACK = (1 << 52) - 1
+
+_PLAY: tuple[Action, ...] = tuple(Action.play(card) for card in _CARDS)
+_GIVE: tuple[Action, ...] = tuple(Action.give(card) for card in _CARDS)
+# by any card.index (wizards and jesters, 52-59, have none): for identity checks
+_PLAY_AT: tuple[Action | None, ...] = _PLAY + (None,) * 8
+_GIVE_AT: tuple[Action | None, ...] = _GIVE + (None,) * 8
+
+
+class _SuitActions(dict[int, tuple[Action, ...]]):
+    """The actions for each 13-bit set of one suit's cards, filled in as they are met.
+
+    Turning a bitset into a list of actions one bit at a time was the largest cost
+    of a random hand; a lookup per suit is several times cheaper. At most 8,192
+    entries per suit and kind (kept lazy: a full table would cost megabytes).
+    """
+
+    def __init__(self, actions: tuple[Action, ...]) -> None:
+        super().__init__()
+        self._actions = actions
+
+    def __missing__(self, bits: int) -> tuple[Action, ...]:
+        found = tuple(action for n, action in enumerate(self._actions) if bits >> n & 1)
+        self[bits] = found
+        return found
+
+
+def _suit_tables(table: tuple[Action, ...]) -> tuple[_SuitActions, ...]:
+    return tuple(_SuitActions(table[13 * suit : 13 * suit + 13]) for suit in range(4))
+
+
+_PLAY_BY_SUIT = _suit_tables(_PLAY)
+_GIVE_BY_SUIT = _suit_tables(_GIVE)
+_SUIT_BITS = (1 << 13) - 1
+_ONE_SEAT: tuple[tuple[int, ...], ...] = tuple((seat,) for seat in range(SEATS))
+
+
+def points_in(mask: int) -> int:
+    """Penalty points among the cards of ``mask``: 1 a heart, 13 the queen of spades."""
+    return (mask & _HEARTS).bit_count() + (QUEEN_OF_SPADES_POINTS if mask & _QUEEN_OF_SPADES else 0)
+
+
+def pass_direction(hand_number: int) -> tuple[str, int]:
+    """(words, seat offset) of the pass before hand ``hand_number`` (counted from 1)."""
+    return PASS_CYCLE[(hand_number - 1) % 4]
+
+
+class HeartsState(GameState):
+    """A game of Hearts for four seats."""
+
+    game_id = "hearts"
+
+    def __init__(self) -> None:
+        self.seats = SEATS
+        self._phase = DEAL
+        self._hand_number = 1
+        self._dealer = 0
+        self._scores = [0] * SEATS
+        self._hand_scores: list[tuple[int, ...]] = []
+        self._moon: int | None = None  # who shot the moon in the last finished hand
+        self._tied = False  # the last hand ended at 100+ with the lowest total tied
+        self._winners: tuple[int, ...] = ()
+        self._over = False
+        # (leader, winner, cards) of the last trick of the previous hand, shown until the deal
+        self._previous_trick: tuple[int, int, tuple[int, ...]] | None = None
+        self._reset_hand()
+
+    def _reset_hand(self) -> None:
+        self._hands = [0] * SEATS
+        self._chosen = [0] * SEATS  # the cards each seat has chosen to pass
+        self._received = [0] * SEATS
+        self._exchanged = False
+        self._waiting: tuple[int, ...] = ()  # seats still choosing cards to pass
+        self._turn = -1
+        self._plays: list[int] = []  # card indices played this hand, in order
+        self._leaders: list[int] = []  # the leader of each trick begun
+        self._trick_winners: list[int] = []
+        self._trick_cards = 0  # bitset of the trick in progress
+        self._led_suit = -1
+        self._best = -1  # the highest card of the led suit in the trick in progress
+        self._best_seat = -1
+        self._hearts_broken = False
+        self._taken = [0] * SEATS  # bitsets of the cards each seat took this hand
+        self._tricks_taken = [0] * SEATS
+
+    # -- chance ---------------------------------------------------------------
+    def chance(self) -> tuple[Card, ...] | None:
+        return _CARDS if self._phase == DEAL else None
+
+    def deal(self, deck: Sequence[Card]) -> None:
+        # A fast check of the usual case, a shuffle of the 52 cards; anything
+        # else takes the general validation, which raises the right error.
+        if self._phase == DEAL and len(deck) == 52:
+            given = tuple(deck)
+            mask = 0
+            try:
+                for card in given:
+                    mask |= 1 << card.index
+            except (AttributeError, TypeError):
+                mask = 0
+            if mask == _FULL_PACK:
+                self._deal(given)
+                return
+        super().deal(deck)
+
+    def _deal(self, deck: tuple[Card, ...]) -> None:
+        first = self._dealer + 1  # one card at a time, from the dealer's left
+        for offset in range(SEATS):
+            mask = 0
+            for card in deck[offset::SEATS]:
+                mask |= 1 << card.index
+            self._hands[(first + offset) % SEATS] = mask
+        if pass_direction(self._hand_number)[1]:
+            self._phase = PASS
+            self._waiting = (0, 1, 2, 3)
+        else:
+            self._start_play()
+
+    # -- turns ----------------------------------------------------------------
+    def to_act(self) -> tuple[int, ...]:
+        phase = self._phase
+        if phase == PLAY:
+            return _ONE_SEAT[self._turn]
+        if phase == PASS:
+            return self._waiting
+        return ()
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        phase = self._phase
+        if phase == PLAY:
+            if seat != self._turn:
+                return []
+            mask, (clubs, diamonds, hearts, spades) = self._legal_mask(seat), _PLAY_BY_SUIT
+        elif phase == PASS and seat in self._waiting:
+            mask = self._hands[seat] & ~self._chosen[seat]
+            clubs, diamonds, hearts, spades = _GIVE_BY_SUIT
+        else:
+            return []
+        return [
+            *clubs[mask & _SUIT_BITS],
+            *diamonds[mask >> 13 & _SUIT_BITS],
+            *hearts[mask >> 26 & _SUIT_BITS],
+            *spades[mask >> 39],
+        ]
+
+    def _legal_mask(self, seat: int) -> int:
+        """The cards ``seat`` (the seat to play) may play now, as a bitset."""
+        hand = self._hands[seat]
+        if not self._trick_cards:
+            if not self._plays:
+                return _TWO_OF_CLUBS
+            if self._hearts_broken:
+                return hand
+            # A hand of only hearts and the queen of spades leaves the queen alone here.
+            return hand & ~_HEARTS or hand
+        legal = hand & _SUIT_MASK[self._led_suit] or hand
+        if len(self._plays) < SEATS:
+            return legal & ~_POINT_CARDS or legal
+        return legal
+
+    def apply(self, seat: int, action: Action) -> None:
+        phase = self._phase
+        # The usual cases, one of our own action objects from the seat to act,
+        # skip the generic checks; everything else takes the long way.
+        card = action.card
+        if phase == PLAY and seat == self._turn and card is not None:
+            index = card.index
+            if action is _PLAY_AT[index] and self._legal_mask(seat) >> index & 1:
+                self._play(seat, index)
+                return
+        elif (
+            phase == PASS
+            and seat in self._waiting
+            and card is not None
+            and action is _GIVE_AT[card.index]
+        ):
+            self._give(seat, action)
+            return
+        if phase == PASS and seat in range(SEATS) and seat not in self._waiting:
+            waiting = ", ".join(str(s) for s in self._waiting)
+            raise NotYourTurn(
+                "pass three cards",
+                f"seat {seat} has already chosen its three cards (waiting for seats {waiting})",
+            )
+        super().apply(seat, action)
+
+    def _apply(self, seat: int, action: Action) -> None:
+        if self._phase == PASS:
+            self._give(seat, action)
+            return
+        index = _card_index(action, ActionKind.PLAY, _PLAY)
+        if index < 0 or not self._legal_mask(seat) >> index & 1:
+            self._refuse_play(seat, action)
+        self._play(seat, index)
+
+    # -- the pass -------------------------------------------------------------
+    def _give(self, seat: int, action: Action) -> None:
+        index = _card_index(action, ActionKind.GIVE, _GIVE)
+        if index < 0:
+            raise IllegalAction(
+                "pass three cards",
+                f"seat {seat} must choose three cards to pass before play starts, not {action}",
+            )
+        card = action.card
+        if not self._hands[seat] >> index & 1:
+            raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
+        if self._chosen[seat] >> index & 1:
+            raise IllegalAction("pass three cards", f"seat {seat} has already chosen {card}")
+        self._chosen[seat] |= 1 << index
+        if self._chosen[seat].bit_count() == CARDS_PASSED:
+            self._waiting = tuple(s for s in self._waiting if s != seat)
+            if not self._waiting:
+                self._exchange()
+
+    def _exchange(self) -> None:
+        offset = pass_direction(self._hand_number)[1]
+        hands, chosen = self._hands, self._chosen
+        for seat in range(SEATS):
+            hands[seat] &= ~chosen[seat]
+        for seat in range(SEATS):
+            receiver = (seat + offset) % SEATS
+            hands[receiver] |= chosen[seat]
+            self._received[receiver] = chosen[seat]
+        self._exchanged = True
+        self._start_play()
+
+    def _start_play(self) -> None:
+        self._phase = PLAY
+        self._turn = next(s for s in range(SEATS) if self._hands[s] & _TWO_OF_CLUBS)
+
+    # -- play -----------------------------------------------------------------
+    def _play(self, seat: int, index: int) -> None:
+        bit = 1 << index
+        self._hands[seat] ^= bit
+        plays = self._plays
+        plays.append(index)
+        suit = _SUIT_OF[index]
+        trick = self._trick_cards
+        if not trick:
+            self._leaders.append(seat)
+            self._led_suit = suit
+            self._best, self._best_seat = index, seat
+        elif suit == self._led_suit:
+            if index > self._best:
+                self._best, self._best_seat = index, seat
+        elif suit == _HEARTS_SUIT:
+            self._hearts_broken = True  # a heart discarded on a trick of another suit
+        if len(plays) & 3:
+            self._trick_cards = trick | bit
+            self._turn = (seat + 1) & 3
+            return
+        winner = self._best_seat
+        self._taken[winner] |= trick | bit
+        self._tricks_taken[winner] += 1
+        self._trick_winners.append(winner)
+        self._trick_cards = 0
+        self._turn = winner
+        if len(plays) == SEATS * HAND_SIZE:
+            self._finish_hand()
+
+    def _finish_hand(self) -> None:
+        points = [points_in(taken) for taken in self._taken]
+        self._moon = next((s for s in range(SEATS) if points[s] == ALL_POINTS), None)
+        if self._moon is not None:
+            points = [0 if s == self._moon else ALL_POINTS for s in range(SEATS)]
+        self._hand_scores.append(tuple(points))
+        scores = self._scores
+        for seat in range(SEATS):
+            scores[seat] += points[seat]
+        lowest = min(scores)
+        reached = max(scores) >= GAME_TARGET
+        self._tied = reached and scores.count(lowest) > 1
+        if reached and not self._tied:
+            self._over = True
+            self._phase = OVER
+            self._turn = -1
+            self._winners = (scores.index(lowest),)
+            return
+        self._previous_trick = (self._leaders[-1], self._trick_winners[-1], tuple(self._plays[-4:]))
+        self._hand_number += 1
+        self._dealer = (self._dealer + 1) % SEATS
+        self._phase = DEAL
+        self._reset_hand()
+
+    def _refuse_play(self, seat: int, action: Action) -> NoReturn:
+        """Raise the error that says why ``action`` is not legal for ``seat`` now."""
+        card = action.card
+        if action.kind is ActionKind.GIVE:
+            passing = "the pass is over" if self._exchanged else "there is no passing this hand"
+            raise IllegalAction("pass three cards", f"{passing}; seat {seat} must play a card")
+        if action.kind is not ActionKind.PLAY or card is None:
+            raise IllegalAction("play a card", f"seat {seat} must play a card, not {action}")
+        if action.suit is not None:
+            raise MalformedAction("play a card", f"Hearts names no suit: play {card}, not {action}")
+        hand = self._hands[seat]
+        if card.index >= 52 or not hand >> card.index & 1:
+            raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
+        if not self._trick_cards:
+            if not self._plays:
+                raise IllegalAction(
+                    "first lead is the two of clubs", f"seat {seat} must lead 2C, not {card}"
+                )
+            if hand & ~_HEARTS == _QUEEN_OF_SPADES:
+                raise IllegalAction(
+                    "hearts not broken",
+                    f"seat {seat} holds only hearts and the queen of spades and must lead QS, "
+                    f"not {card}",
+                )
+            raise IllegalAction("hearts not broken", f"seat {seat} cannot lead {card}")
+        led = _SUITS[self._led_suit].word
+        if card.suit.index != self._led_suit and hand & _SUIT_MASK[self._led_suit]:
+            raise IllegalAction(
+                "must follow suit",
+                f"seat {seat} holds {led} and cannot play {card} on a {led[:-1]} lead",
+            )
+        raise IllegalAction(
+            "no points on the first trick",
+            f"seat {seat} cannot play {card} on the first trick while holding another legal card",
+        )
+
+    # -- what can be seen -----------------------------------------------------
+    def scores(self) -> tuple[int, ...]:
+        return tuple(self._scores)
+
+    @property
+    def is_over(self) -> bool:
+        return self._over
+
+    def winners(self) -> tuple[int, ...]:
+        return self._winners
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        return _cards(self._hands[seat])
+
+    def accounted_cards(self) -> tuple[Card, ...]:
+        held = 0
+        for mask in self._hands:
+            held |= mask
+        return _cards(held) + tuple(_CARDS[index] for index in self._plays)
+
+    def _trick(self, number: int) -> Trick:
+        """Trick ``number`` (from 0) of this hand, complete or in progress."""
+        cards = self._plays[SEATS * number : SEATS * number + SEATS]
+        winner = self._trick_winners[number] if number < len(self._trick_winners) else None
+        return _trick(self._leaders[number], winner, cards)
+
+    def view(self, seat: int | None) -> View:
+        own = seat if seat is not None and 0 <= seat < SEATS else None
+        done = len(self._trick_winners)
+        tricks = tuple(self._trick(n) for n in range(done))
+        last = tricks[-1] if tricks else None
+        if last is None and self._phase == DEAL and self._previous_trick is not None:
+            last = _trick(*self._previous_trick)
+        words, offset = pass_direction(self._hand_number)
+        players = tuple(
+            PlayerView(
+                seat=s,
+                hand_size=self._hands[s].bit_count(),
+                score=self._scores[s],
+                tricks_taken=self._tricks_taken[s],
+                points_this_hand=points_in(self._taken[s]),
+            )
+            for s in range(SEATS)
+        )
+        return View(
+            game=self.game_id,
+            seat=seat,
+            seats=SEATS,
+            phase=self._phase,
+            hand_number=self._hand_number,
+            dealer=self._dealer,
+            to_act=self.to_act(),
+            hand=() if own is None else self.hand(own),
+            players=players,
+            legal_actions=() if own is None else tuple(self.legal_actions(own)),
+            trump_text="no trump",
+            current_trick=self._trick(done) if len(self._leaders) > done else None,
+            last_trick=last,
+            tricks=tricks,
+            history=tuple(
+                Move(s, f"chose three cards to pass {words}")
+                for s in range(SEATS)
+                if self._chosen[s].bit_count() == CARDS_PASSED
+            ),
+            pass_direction=words,
+            passed_cards=() if own is None else _cards(self._chosen[own]),
+            received_cards=(
+                _cards(self._received[own]) if own is not None and self._exchanged else ()
+            ),
+            hearts_broken=self._hearts_broken,
+            hand_scores=tuple(self._hand_scores),
+            scores=self.scores(),
+            is_over=self._over,
+            winners=self._winners,
+            notes=self._notes(words, offset, own),
+        )
+
+    def _notes(self, words: str, offset: int, seat: int | None) -> tuple[str, ...]:
+        notes = []
+        if self._phase == PASS:
+            if seat is None:
+                notes.append(f"each seat passes three cards {words}")
+            else:
+                notes.append(f"pass three cards {words}, to seat {(seat + offset) % SEATS}")
+        elif self._phase != OVER and not offset and not self._plays:
+            notes.append("no passing this hand")
+        if self._hearts_broken:
+            notes.append("hearts are broken")
+        if self._moon is not None:
+            notes.append(f"seat {self._moon} shot the moon")
+        if self._tied:
+            notes.append("the lowest total is tied: another hand is played")
+        if self._over:
+            winner = self._winners[0]
+            notes.append(f"seat {winner} wins with {self._scores[winner]}")
+        return tuple(notes)
+
+    def snapshot(self) -> dict[str, Any]:
+        previous = self._previous_trick
+        return {
+            "game": self.game_id,
+            "phase": self._phase,
+            "hand_number": self._hand_number,
+            "dealer": self._dealer,
+            "hands": [_codes(mask) for mask in self._hands],
+            "chosen": [_codes(mask) for mask in self._chosen],
+            "received": [_codes(mask) for mask in self._received],
+            "exchanged": self._exchanged,
+            "waiting": list(self._waiting),
+            "turn": self._turn,
+            "plays": [str(_CARDS[index]) for index in self._plays],
+            "leaders": list(self._leaders),
+            "trick_winners": list(self._trick_winners),
+            "hearts_broken": self._hearts_broken,
+            "taken": [_codes(mask) for mask in self._taken],
+            "tricks_taken": list(self._tricks_taken),
+            "scores": list(self._scores),
+            "hand_scores": [list(points) for points in self._hand_scores],
+            "moon": self._moon,
+            "tied": self._tied,
+            "over": self._over,
+            "winners": list(self._winners),
+            "previous_trick": None
+            if previous is None
+            else [previous[0], previous[1], [str(_CARDS[i]) for i in previous[2]]],
+        }
+
+    def clone(self) -> HeartsState:
+        # Every list in the state holds immutable values: one level of copying is enough.
+        twin = object.__new__(HeartsState)
+        twin.__dict__.update(
+            (name, value.copy() if type(value) is list else value)
+            for name, value in self.__dict__.items()
+        )
+        return twin
+
+
+def _cards(mask: int) -> tuple[Card, ...]:
+    return tuple(_CARDS[index] for index in range(52) if mask >> index & 1)
+
+
+def _codes(mask: int) -> list[str]:
+    return [str(card) for card in _cards(mask)]
+
+
+def _card_index(action: Action, kind: ActionKind, table: tuple[Action, ...]) -> int:
+    """The card index of ``action`` if it is exactly ``kind`` of a card, else -1.
+
+    A wizard or jester keeps its index (52 and up), which no Hearts hand holds.
+    """
+    card = action.card
+    if action.kind is not kind or card is None:
+        return -1
+    index = card.index
+    if index >= 52:
+        return index
+    canonical = table[index]
+    return index if action is canonical or action == canonical else -1
+
+
+def _trick(leader: int, winner: int | None, cards: Sequence[int]) -> Trick:
+    plays = tuple(Play((leader + n) % SEATS, _CARDS[index]) for n, index in enumerate(cards))
+    led = _SUITS[_SUIT_OF[cards[0]]] if cards else None
+    return Trick(leader=leader, plays=plays, winner=winner, led_suit=led)
+
+
+def _new(seats: int, options: dict[str, OptionValue]) -> GameState:
+    if seats != SEATS:
+        raise InvalidOptions("seat count", f"Hearts seats exactly 4 players, not {seats}")
+    return HeartsState()
+
+
+INFO = GameInfo(
+    id="hearts",
+    name="Hearts (Kierki)",
+    min_seats=SEATS,
+    max_seats=SEATS,
+    options=(),
+    factory=_new,
+    summary="Four players avoid hearts and the queen of spades; the lowest total wins.",
+    rules_file="hearts.md",
+)
