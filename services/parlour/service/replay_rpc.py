@@ -1,0 +1,155 @@
+"""ReplayService: a table's event log, cut to what the caller may see.
+
+A finished game's log is public, whole. While a game is on, a seat gets its
+own cards of each deal and its own Hearts passes, a spectator only the public
+events, and nobody gets digests (a digest hashes every hidden hand; late in
+a hand the few hands still possible could be tried against it). Which cards a
+deal gave a seat is the engine's to say, so the log is folded to find out:
+the seat's hand right after the deal, less what it held before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from parlour.engine.actions import Action, ActionKind
+from parlour.engine.cards import Card
+from parlour.service import auth, convert
+from parlour.service.app import Credentials, GameService
+from parlour.service.errors import BadRequest
+from parlour.service.fold import ACTION_TAKEN, CARDS_DEALT, GAME_FINISHED, Folded, describe
+from parlour.service.grpc_server import Context, credentials, unary
+from parlour.service.store import StoredEvent, TableRow
+from parlour.service.upcast import upcast
+from parlour.v1 import lobby_pb2, replay_pb2, replay_pb2_grpc
+
+
+@dataclass(frozen=True)
+class VisibleEvent:
+    """An event as one caller may see it (payload in the current schema)."""
+
+    event: StoredEvent
+    redacted: bool
+    text: str
+
+
+@dataclass(frozen=True)
+class ReplayLog:
+    """What GetReplay answers."""
+
+    table: TableRow
+    events: tuple[VisibleEvent, ...]
+    finished: bool
+
+    @property
+    def complete(self) -> bool:
+        return not any(item.redacted for item in self.events)
+
+
+def visible_log(events: Sequence[StoredEvent], seat: int | None) -> list[VisibleEvent]:
+    """``events`` as ``seat`` (None: a spectator) may see them.
+
+    The whole log once the game is over; until then each deal keeps only
+    ``seat``'s own cards, other seats' Hearts passes lose their card, and
+    every digest is withheld.
+    """
+    current = [upcast(event) for event in events]
+    if any(event.type == GAME_FINISHED for event in current):
+        return [VisibleEvent(event, False, describe(event, _actor(event))[2]) for event in current]
+    folded = Folded()
+    visible = []
+    for event in current:
+        held: set[Card] = set()
+        if event.type == CARDS_DEALT and seat is not None and folded.state is not None:
+            held = set(folded.state.hand(seat))
+        folded.apply(event)
+        payload, redacted = _redact(event, seat, folded, held)
+        shown = replace(event, payload=payload, digest="")
+        visible.append(VisibleEvent(shown, redacted, describe(event, seat)[2]))
+    return visible
+
+
+def _redact(
+    event: StoredEvent, seat: int | None, folded: Folded, held: set[Card]
+) -> tuple[dict[str, Any], bool]:
+    if event.type == CARDS_DEALT:
+        deck = [Card.parse(code) for code in event.payload["cards"]]
+        payload: dict[str, Any] = {"redacted": True, "deck_size": len(deck)}
+        if seat is not None and folded.state is not None:
+            now = set(folded.state.hand(seat))
+            payload["own_cards"] = [str(card) for card in deck if card in now - held]
+        return payload, True
+    if event.type == ACTION_TAKEN:
+        actor = int(event.payload["seat"])
+        action = Action.parse(str(event.payload["action"]))
+        if action.kind is ActionKind.GIVE and actor != seat:
+            return {"seat": actor, "action": "give", "redacted": True}, True
+    return event.payload, False
+
+
+def _actor(event: StoredEvent) -> int | None:
+    seat = event.payload.get("seat") if event.type == ACTION_TAKEN else None
+    return int(seat) if seat is not None else None
+
+
+async def get_replay(
+    app: GameService, table_id: str, seat: int | None, credentials: Credentials
+) -> ReplayLog:
+    """Table ``table_id``'s log for ``seat`` (checked against its token) or a spectator."""
+    if not table_id:
+        raise BadRequest("table_id is required")
+    table = await app.get_table(table_id)
+    events = await asyncio.to_thread(app.store.read, table_id)
+    finished = any(event.type == GAME_FINISHED for event in events)
+    if seat is not None and not finished:
+        if not 0 <= seat < table.seats:
+            raise BadRequest(f"table {table_id} has seats 0 to {table.seats - 1}, not seat {seat}")
+        row = table.seat_rows[seat]
+        auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
+    visible = await asyncio.to_thread(visible_log, events, seat)
+    return ReplayLog(table, tuple(visible), finished)
+
+
+def replay_response(log: ReplayLog) -> replay_pb2.GetReplayResponse:
+    """The GetReplay message for ``log``."""
+    table = log.table
+    return replay_pb2.GetReplayResponse(
+        table_id=table.table_id,
+        game=table.game,
+        seat_count=table.seats,
+        status=convert.STATUS_TO_PROTO.get(table.status, lobby_pb2.TABLE_STATUS_UNSPECIFIED),
+        version=log.events[-1].event.seq if log.events else 0,
+        finished=log.finished,
+        complete=log.complete,
+        events=[
+            replay_pb2.ReplayEvent(
+                seq=item.event.seq,
+                type=item.event.type,
+                schema_version=item.event.schema_version,
+                payload_json=json.dumps(item.event.payload, ensure_ascii=False),
+                digest=item.event.digest,
+                redacted=item.redacted,
+                text=item.text,
+            )
+            for item in log.events
+        ],
+    )
+
+
+class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
+    """ReplayService over :class:`GameService` and the store."""
+
+    def __init__(self, app: GameService) -> None:
+        self.app = app
+
+    @unary
+    async def GetReplay(
+        self, request: replay_pb2.GetReplayRequest, context: Context
+    ) -> replay_pb2.GetReplayResponse:
+        seat = request.seat if request.HasField("seat") else None
+        log = await get_replay(self.app, request.table_id, seat, credentials(context))
+        return replay_response(log)

@@ -1,0 +1,89 @@
+"""Event schema versions, and the upcasters that read old events as current ones.
+
+A stored event is never rewritten: a log written years ago must still replay,
+on any machine, to the same digests. When the shape of an event's payload
+changes, its type's schema version goes up, writers write the new version,
+and an upcaster here turns a payload of the previous version into the next
+one. Readers (the service's fold, ``parlour replay``, the Replay RPC) call
+:func:`upcast` and only ever see current payloads.
+
+Schema history:
+
+``CardsDealt``
+    v1  ``{"deck": "QS 2C 9H ..."}``: the shuffled deck as one space-separated
+        string, as the first prototype of the service stored it.
+    v2  ``{"cards": ["QS", "2C", "9H", ...]}``: one card code per element, so a
+        JSON tool (or a Postgres ``jsonb`` query) can index a single card.
+
+Every other event type is at version 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from parlour.service.store import StoredEvent
+
+Payload = dict[str, Any]
+Upcaster = Callable[[Payload], Payload]
+
+# Event type names are spelled out (not imported from fold.py, which imports
+# this module).
+CURRENT_VERSIONS: dict[str, int] = {"CardsDealt": 2}
+
+#: (event type, version it reads) -> upcaster to version + 1
+_UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+class UnknownSchemaVersion(Exception):
+    """An event's schema version that this code cannot read (too new, or no upcaster)."""
+
+
+def current_version(event_type: str) -> int:
+    """The schema version writers use for ``event_type`` today."""
+    return CURRENT_VERSIONS.get(event_type, 1)
+
+
+def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+    """Register the function that turns ``from_version`` of ``event_type`` into the next."""
+
+    def register(function: Upcaster) -> Upcaster:
+        _UPCASTERS[(event_type, from_version)] = function
+        return function
+
+    return register
+
+
+def upcast_payload(event_type: str, version: int, payload: Payload) -> Payload:
+    """``payload`` (written at ``version``) as the current version of ``event_type`` stores it."""
+    current = current_version(event_type)
+    if version > current:
+        raise UnknownSchemaVersion(
+            f"{event_type} schema version {version} is newer than this Parlour knows "
+            f"(up to {current}); upgrade Parlour to read this log"
+        )
+    while version < current:
+        step = _UPCASTERS.get((event_type, version))
+        if step is None:
+            raise UnknownSchemaVersion(f"no upcaster from {event_type} schema version {version}")
+        payload = step(payload)
+        version += 1
+    return payload
+
+
+def upcast(event: StoredEvent) -> StoredEvent:
+    """``event`` with its payload at the current schema version (itself if already current)."""
+    current = current_version(event.type)
+    if event.schema_version == current:
+        return event
+    payload = upcast_payload(event.type, event.schema_version, event.payload)
+    return replace(event, schema_version=current, payload=payload)
+
+
+@upcaster("CardsDealt", 1)
+def _cards_dealt_deck_string_to_list(payload: Payload) -> Payload:
+    upgraded = {key: value for key, value in payload.items() if key != "deck"}
+    upgraded["cards"] = str(payload["deck"]).split()
+    return upgraded
