@@ -1,0 +1,31 @@
+"""The Parlour terminal client: a Textual app over the client library.
+
+It speaks to the game service only through ``parlour.client`` and the
+contract's messages; the rules stay on the server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+
+from .lobby import LobbyScreen
+from .session import Session
+
+
+class ParlourApp(App[None]):
+    """`parlour play`: the lobby, the setup screen, the table, the end of the game."""
+
+    CSS_PATH = "parlour.tcss"
+    TITLE = "Parlour"
+
+    def __init__(self, address: str, *, state_dir: Path | None = None) -> None:
+        super().__init__()
+        self.session = Session.open(address, state_dir)
+
+    def on_mount(self) -> None:
+        self.push_screen(LobbyScreen())
+
+    async def on_unmount(self) -> None:
+        await self.session.close()

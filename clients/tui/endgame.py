@@ -1,0 +1,74 @@
+"""The end of a game: the winner, the final scores, and how to see the replay."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from parlour.client import ParlourError
+from parlour.v1 import play_pb2
+
+from . import render
+from .dialogs import InfoScreen, event_log_text
+from .saved import SavedSeat
+from .session import session
+
+
+def replay_command(table_id: str) -> str:
+    """The shell command that replays this game from the server's database, checking digests."""
+    return f"parlour replay {table_id}"
+
+
+class GameOverScreen(ModalScreen[None]):
+    """Final standings over the table; offers the event log and the replay command."""
+
+    BINDINGS = [
+        Binding("r", "replay", "Event log"),
+        Binding("escape", "lobby", "Lobby"),
+        Binding("enter", "lobby", "Lobby", show=False),
+    ]
+
+    def __init__(
+        self, seat: SavedSeat, view: play_pb2.View, events: Sequence[play_pb2.PublicEvent]
+    ) -> None:
+        super().__init__()
+        self.seat = seat
+        self.final_view = view
+        self.events = list(events)
+
+    def compose(self) -> ComposeResult:
+        view = self.final_view
+        me = view.seat if view.HasField("seat") else -1
+        headline = Text("You won!" if me in view.winners else "Game over.", style="bold")
+        offer = Text("\nReplay it on the server's machine: ", style="dim")
+        offer.append(replay_command(self.seat.table_id), style="bold cyan")
+        offer.append("\nr: the event log here · Esc: back to the lobby", style="dim")
+        with VerticalScroll(classes="dialog", id="game-over") as box:
+            box.border_title = "The end"
+            yield Static(Group(headline, Text(""), render.final_standings(view, width=70), offer))
+
+    def action_lobby(self) -> None:
+        self.dismiss(None)
+        self.app.pop_screen()  # the table screen under this one
+
+    @work(exclusive=True)
+    async def action_replay(self) -> None:
+        """The table's log: from the server's Replay RPC if the client offers it, else
+        the events this screen watched go by."""
+        lines = [(event.version, event.text) for event in self.events]
+        fetch = getattr(session(self).client, "get_replay", None)
+        if fetch is not None:
+            try:
+                replay = await fetch(self.seat.table_id)
+                lines = [(event.seq, event.text) for event in replay.events]
+            except ParlourError as error:
+                self.notify(f"Replay unavailable: {error.message}", severity="warning")
+        self.app.push_screen(InfoScreen("Event log", event_log_text(lines)))

@@ -1,0 +1,265 @@
+"""The lobby: the catalogue's games and rules, open tables to join, your seats to rejoin."""
+
+from __future__ import annotations
+
+import getpass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Label, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from parlour.client import ParlourError
+from parlour.v1 import catalogue_pb2, lobby_pb2
+
+from .saved import SavedSeat
+from .session import session
+from .setup import PERSON, SetupScreen, TableSetup
+from .table import TableScreen
+
+
+def rules_markdown(game: catalogue_pb2.GameInfo) -> str:
+    """The game's summary, seat range, options and rules, as Markdown."""
+    seats = f"**Seats:** {game.min_seats}–{game.max_seats}"
+    lines = [f"## {game.name}", "", game.summary, "", seats]
+    if game.bot_levels:
+        lines.append(f"  **Bots:** {', '.join(game.bot_levels)}")
+    if game.options:
+        lines += ["", "**Options:**", ""]
+        for spec in game.options:
+            allowed = " / ".join(spec.allowed_values)
+            lines.append(
+                f"- `{spec.name}` ({allowed}; default {spec.default_value}): {spec.description}"
+            )
+    if game.rules_text:
+        lines += ["", "---", "", game.rules_text]
+    return "\n".join(lines)
+
+
+def seats_taken(table: lobby_pb2.Table) -> str:
+    taken = sum(1 for seat in table.seats if seat.occupied)
+    return f"{taken}/{table.seat_count}"
+
+
+class LobbyScreen(Screen[None]):
+    """Pick a game to host, an open table to join, or one of your seats to rejoin."""
+
+    BINDINGS = [
+        Binding("h", "host", "Host"),
+        Binding("j", "join", "Join"),
+        Binding("r", "rejoin", "Rejoin"),
+        Binding("x", "forget", "Forget seat"),
+        Binding("f5", "refresh", "Refresh"),
+        Binding("ctrl+r", "refresh", "Refresh", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.games: list[catalogue_pb2.GameInfo] = []
+        self.full_rules: dict[str, catalogue_pb2.GameInfo] = {}
+        self.open_tables: list[lobby_pb2.Table] = []
+        self.my_seats: list[SavedSeat] = []
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="lobby-top"):
+            yield Static(Text.assemble(("Parlour", "bold"), f" · {self.server}"), id="banner")
+            yield Label("Your name:")
+            yield Input(value=default_name(), id="lobby-name", compact=True)
+        with Horizontal(id="lobby-games"):
+            yield OptionList(id="games", classes="panel")
+            with VerticalScroll(id="rules", classes="panel"):
+                yield Markdown("Loading the catalogue…", id="rules-text")
+        with Horizontal(id="lobby-tables"):
+            with Vertical(classes="panel", id="open-panel"):
+                yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+            with Vertical(classes="panel", id="mine-panel"):
+                yield DataTable(id="mine", cursor_type="row")
+        yield Static(id="lobby-message")
+        yield Footer()
+
+    @property
+    def server(self) -> str:
+        return session(self).address
+
+    def on_mount(self) -> None:
+        self.query_one("#games").border_title = "Games (h: host)"
+        self.query_one("#rules").border_title = "Rules"
+        self.query_one("#open-panel").border_title = "Open tables (j)"
+        self.query_one("#mine-panel").border_title = "Your seats (r)"
+        self.query_one("#tables", DataTable).add_columns("table", "game", "seats", "id")
+        self.query_one("#mine", DataTable).add_columns("game", "seat", "table")
+        self.query_one("#games").focus()
+        self.action_refresh()
+
+    def on_screen_resume(self) -> None:
+        self.action_refresh()
+
+    # -- loading -----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="lobby")
+    async def action_refresh(self) -> None:
+        client = session(self).client
+        try:
+            if not self.games:
+                self.games = await client.list_games()
+                games = self.query_one("#games", OptionList)
+                games.clear_options()
+                for game in self.games:
+                    seats = f"{game.min_seats}–{game.max_seats} seats"
+                    games.add_option(Option(f"[b]{game.name}[/b] [dim]{seats}[/dim]", id=game.id))
+                if self.games:
+                    games.highlighted = 0
+            self.open_tables = await client.list_tables(status="open")
+        except ParlourError as error:
+            self.say(f"The server at {self.server} does not answer: {error.message}", "red")
+            return
+        tables = self.query_one("#tables", DataTable)
+        tables.clear()
+        for table in self.open_tables:
+            tables.add_row(table.name, table.game, seats_taken(table), table.table_id)
+        self.my_seats = session(self).seat_book.for_server(self.server)
+        mine = self.query_one("#mine", DataTable)
+        mine.clear()
+        for saved in self.my_seats:
+            mine.add_row(saved.game, str(saved.seat), saved.table_name or saved.table_id)
+        self.say("")
+
+    @on(OptionList.OptionHighlighted, "#games")
+    def _game_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is not None:
+            self.show_rules(event.option.id)
+
+    @work(exclusive=True, group="rules")
+    async def show_rules(self, game_id: str) -> None:
+        if game_id not in self.full_rules:
+            try:
+                self.full_rules[game_id] = await session(self).client.get_game(game_id)
+            except ParlourError as error:
+                self.say(error.message, "red")
+                return
+        await self.query_one("#rules-text", Markdown).update(
+            rules_markdown(self.full_rules[game_id])
+        )
+        self.query_one("#rules", VerticalScroll).scroll_home(animate=False)
+
+    def say(self, message: str, style: str = "") -> None:
+        self.query_one("#lobby-message", Static).update(Text(message, style=style))
+
+    def player_name(self) -> str:
+        return self.query_one("#lobby-name", Input).value.strip() or default_name()
+
+    def highlighted_game(self) -> catalogue_pb2.GameInfo | None:
+        index = self.query_one("#games", OptionList).highlighted
+        return self.games[index] if index is not None and index < len(self.games) else None
+
+    # -- hosting -----------------------------------------------------------------------------
+
+    def action_host(self) -> None:
+        game = self.highlighted_game()
+        if game is None:
+            return
+        self.app.push_screen(SetupScreen(game, self.player_name()), self._hosting_chosen)
+
+    def _hosting_chosen(self, setup: TableSetup | None) -> None:
+        if setup is not None:
+            self.host(setup)
+
+    @work(exclusive=True, group="seat")
+    async def host(self, setup: TableSetup) -> None:
+        """Host the table the setup screen describes, take seat 0, start it if no one else comes."""
+        client = session(self).client
+        seat_setup = [
+            ("person", "") if kind in ("you", PERSON) else ("bot", kind)
+            for kind in setup.seat_kinds
+        ]
+        try:
+            hosted = await client.host_table(
+                setup.game,
+                len(seat_setup),
+                options=setup.options,
+                seat_setup=seat_setup,
+                name=setup.name,
+                host_player_name=setup.player_name,
+                host_takes_seat=True,
+                host_seat=0,
+            )
+        except ParlourError as error:
+            self.say(f"Could not host: {error.message}", "red")
+            return
+        saved = SavedSeat(
+            server=self.server,
+            table_id=hosted.table.table_id,
+            seat=hosted.seat,
+            token=hosted.seat_token,
+            game=setup.game,
+            table_name=hosted.table.name,
+            host_token=hosted.host_token,
+        )
+        session(self).seat_book.remember(saved)
+        if all(kind != PERSON for kind in setup.seat_kinds):
+            try:
+                await client.start_table(saved.table_id, saved.host_token)
+            except ParlourError as error:
+                self.say(f"Hosted, but could not start: {error.message}", "red")
+        self.app.push_screen(TableScreen(saved))
+
+    # -- joining -----------------------------------------------------------------------------
+
+    def action_join(self) -> None:
+        row = self.query_one("#tables", DataTable).cursor_row
+        if 0 <= row < len(self.open_tables):
+            self.join(self.open_tables[row])
+
+    @on(DataTable.RowSelected, "#tables")
+    def _table_chosen(self) -> None:
+        self.action_join()
+
+    @work(exclusive=True, group="seat")
+    async def join(self, table: lobby_pb2.Table) -> None:
+        client = session(self).client
+        try:
+            joined = await client.join_table(table.table_id, self.player_name())
+        except ParlourError as error:
+            self.say(f"Could not join: {error.message}", "red")
+            return
+        saved = SavedSeat(
+            server=self.server,
+            table_id=table.table_id,
+            seat=joined.seat,
+            token=joined.seat_token,
+            game=table.game,
+            table_name=table.name,
+        )
+        session(self).seat_book.remember(saved)
+        self.app.push_screen(TableScreen(saved))
+
+    def action_rejoin(self) -> None:
+        row = self.query_one("#mine", DataTable).cursor_row
+        if 0 <= row < len(self.my_seats):
+            self.app.push_screen(TableScreen(self.my_seats[row]))
+
+    @on(DataTable.RowSelected, "#mine")
+    def _seat_chosen(self) -> None:
+        self.action_rejoin()
+
+    def action_forget(self) -> None:
+        row = self.query_one("#mine", DataTable).cursor_row
+        if 0 <= row < len(self.my_seats):
+            saved = self.my_seats[row]
+            session(self).seat_book.forget(saved.server, saved.table_id)
+            self.action_refresh()
+
+    async def action_quit(self) -> None:
+        self.app.exit()
+
+
+def default_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "player"

@@ -1,0 +1,440 @@
+"""The table screen: one seat's view of a game, kept current by the watch stream.
+
+Everything shown comes from the view the server sends; every move offered is
+one of the view's legal actions. A card nobody listed may still be tried
+(Enter on a dimmed card, or a typed bid): it goes to the server as action
+text and the refusal — which names the rule and the card — is shown as is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from parlour.client import ParlourError
+from parlour.v1 import common_pb2, play_pb2
+
+from . import render
+from .cards import action_text, card_text
+from .dialogs import InfoScreen, NameSuitScreen, event_log_text
+from .endgame import GameOverScreen
+from .moves import (
+    bid_action,
+    card_actions,
+    card_move_text,
+    other_actions,
+    playable_cards,
+    shortcut_action,
+)
+from .saved import SavedSeat
+from .session import session
+
+#: Status codes that mean the connection dropped, not that the server said no.
+DROPPED = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+    }
+)
+
+
+#: Key reminders for the kinds of listed action that have keys.
+KEY_HINTS = {
+    common_pb2.ACTION_KIND_BID: "type a bid",
+    common_pb2.ACTION_KIND_DRAW: "d draw",
+    common_pb2.ACTION_KIND_PASS: "p pass",
+    common_pb2.ACTION_KIND_NAME_TRUMP: "c/d/h/s trump",
+}
+
+
+class TableScreen(Screen[None]):
+    """Play one seat: the hand, the trick, the seats, the scores, and the moves offered."""
+
+    BINDINGS = [
+        Binding("left", "move(-1)", "card ←", show=False),
+        Binding("right", "move(1)", "card →", show=False),
+        Binding("up", "menu(-1)", show=False),
+        Binding("down", "menu(1)", show=False),
+        Binding("enter", "choose", "Play/choose"),
+        Binding("l", "last_trick", "Last trick"),
+        Binding("e", "event_log", "Events"),
+        Binding("escape", "leave", "Lobby"),
+        *(Binding(str(n), f"digit('{n}')", show=False) for n in range(10)),
+        Binding("n", "digit('NT')", show=False),
+        Binding("backspace", "clear_typed", show=False),
+        *(Binding(k, f"shortcut('{k}')", show=False) for k in "cdhsp"),
+    ]
+
+    def __init__(self, seat: SavedSeat) -> None:
+        super().__init__()
+        self.seat = seat
+        self.view: play_pb2.View | None = None
+        self.shown_version = 0  # the version of the view on screen
+        self.watched_version = 0  # the last version the watch stream delivered
+        self.events: list[play_pb2.PublicEvent] = []
+        self.cursor = 0
+        self.menu_index = 0
+        self.typed = ""
+        self.message = Text("")
+        self.connection = Text("connecting…", style="yellow")
+        self.connection_lost = False
+        self.over_shown = False
+        self.sending = False  # a move is on its way to the server
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="status-bar"):
+            yield Static(id="status")
+            yield Static(id="connection")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield Static(id="seats", classes="panel")
+                yield Static(id="facts", classes="panel")
+            with Vertical(id="right"):
+                yield Static(id="trick", classes="panel")
+                yield Static(id="scores", classes="panel")
+            yield Static(id="log", classes="panel")
+        yield Static(id="hand")
+        yield Static(id="actions")
+        yield Static(id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#seats").border_title = "Seats"
+        self.query_one("#facts").border_title = "Table"
+        self.query_one("#scores").border_title = "Scores by hand"
+        self.query_one("#log").border_title = "What happened"
+        self.query_one("#hand").border_title = "Your hand"
+        self._fit_to_size()
+        self.refresh_all()
+        self.follow()
+
+    def on_resize(self) -> None:
+        self._fit_to_size()
+        # Panels that fit their content to their size draw once the new layout is known.
+        self.call_after_refresh(self.refresh_all)
+
+    def _fit_to_size(self) -> None:
+        # Textual has no media queries: a roomy terminal also gets the event log.
+        self.set_class(self.size.width >= 120 and self.size.height >= 36, "roomy")
+
+    # -- the watch stream --------------------------------------------------------------------
+
+    @work(exclusive=True, group="watch")
+    async def follow(self) -> None:
+        """Follow the table; on a dropped connection say so and resume from the last version."""
+        client = session(self).stream_client
+        delay = 0.1
+        while True:
+            try:
+                async for update in client.watch(
+                    self.seat.table_id, self.seat.seat, self.seat.token, self.watched_version
+                ):
+                    delay = 0.1
+                    self.take_update(update)
+                if self.view is not None and self.view.is_over:
+                    return
+                raise ParlourError(grpc.StatusCode.UNAVAILABLE, "the stream ended early")
+            except ParlourError as error:
+                if error.code not in DROPPED:
+                    self.show_message(Text(f"Cannot follow the table: {error.message}", "red"))
+                    self.connection = Text("not following", style="red")
+                    self.refresh_all()
+                    return
+                self.lose_connection(error)
+            await self._await_server(delay)
+            delay = min(delay * 2, 2.0)
+
+    async def _await_server(self, delay: float) -> None:
+        """Wait until the server answers again (or another replica does)."""
+        client = session(self).stream_client
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                await client.get_view(self.seat.table_id, self.seat.seat, self.seat.token)
+            except ParlourError as error:
+                if error.code not in DROPPED:
+                    return  # the watch will report it
+                delay = min(delay * 2, 2.0)
+                continue
+            self.connection = Text(
+                f"reconnected, resuming after v{self.watched_version}", style="green"
+            )
+            self.refresh_all()
+            return
+
+    def lose_connection(self, error: ParlourError) -> None:
+        self.connection_lost = True
+        self.connection = Text(
+            f"offline since v{self.watched_version}, reconnecting…", style="bold red"
+        )
+        self.refresh_all()
+
+    def take_update(self, update: play_pb2.WatchResponse) -> None:
+        """One message of the stream: its events are new, its view the latest."""
+        for event in update.events:
+            if event.version > self.watched_version and (
+                not self.events or event.version > self.events[-1].version
+            ):
+                self.events.append(event)
+        self.watched_version = max(self.watched_version, update.version)
+        if self.connection_lost:
+            self.connection_lost = False
+        self.connection = Text(f"● v{update.version}", style="green")
+        self.show_view(update.version, update.view)
+
+    def show_view(self, version: int, view: play_pb2.View) -> None:
+        """Put a view on screen unless a newer one is there already."""
+        if version < self.shown_version:
+            return
+        self.shown_version = version
+        old_hand = list(self.view.hand) if self.view is not None else []
+        self.view = view
+        if view.phase != "bid":
+            self.typed = ""  # a half-typed bid means nothing once the bidding is over
+        self._place_cursor(old_hand)
+        self.refresh_all()
+        if view.is_over and not self.over_shown:
+            self.over_shown = True
+            session(self).seat_book.forget(self.seat.server, self.seat.table_id)
+            self.app.push_screen(GameOverScreen(self.seat, view, self.events))
+
+    def _place_cursor(self, old_hand: list[str]) -> None:
+        assert self.view is not None
+        hand = list(self.view.hand)
+        if old_hand and 0 <= self.cursor < len(old_hand) and old_hand[self.cursor] in hand:
+            self.cursor = hand.index(old_hand[self.cursor])
+        self.cursor = min(self.cursor, max(len(hand) - 1, 0))
+        playable = playable_cards(self.view.legal_actions)
+        if playable and hand and hand[self.cursor] not in playable:
+            self.cursor = next(i for i, card in enumerate(hand) if card in playable)
+        self.menu_index = min(self.menu_index, max(len(self._menu()) - 1, 0))
+
+    # -- drawing -----------------------------------------------------------------------------
+
+    def refresh_all(self) -> None:
+        if not self.is_mounted:
+            return
+        view = self.view
+        status = Text()
+        if view is not None:
+            game = view.game.replace("crazy8s", "Crazy 8s").capitalize()
+            status.append(f" {game} ", style="bold reverse")
+            status.append(
+                f" hand {view.hand_number}, {render.PHASES.get(view.phase, view.phase)}. "
+            )
+            status.append_text(render.whose_turn(view))
+        self.query_one("#status", Static).update(status)
+        self.query_one("#connection", Static).update(self.connection)
+        self.query_one("#message", Static).update(self.message)
+        if view is None:
+            return
+        self.query_one("#seats", Static).update(render.seats_table(view))
+        self.query_one("#facts", Static).update(render.table_facts(view))
+        self.query_one("#trick", Static).update(self._trick_text(view))
+        scores = self.query_one("#scores", Static)
+        rows = max(scores.content_size.height - 2, 0)
+        scores.update(render.scores_table(view, last=rows, width=scores.content_size.width))
+        log = self.query_one("#log", Static)
+        shown = self.events[-log.content_size.height :] if log.content_size.height else []
+        log.update(event_log_text([(event.version, event.text) for event in shown]))
+        my_turn = view.HasField("seat") and view.seat in view.to_act
+        playable = playable_cards(view.legal_actions)
+        # Cards are dimmed only when some are offered: while bidding none is "illegal".
+        choosing_card = my_turn and bool(playable)
+        hand_panel = self.query_one("#hand", Static)
+        cards = list(view.hand)
+        hand = None
+        if self.has_class("roomy"):
+            hand = render.hand_boxes(
+                cards,
+                playable,
+                self.cursor,
+                my_turn=choosing_card,
+                width=hand_panel.content_size.width,
+            )
+        if hand is None:
+            hand = render.hand_line(cards, playable, self.cursor, my_turn=choosing_card)
+        hand_panel.update(hand if cards else Text("(no cards)", "dim"))
+        self.query_one("#actions", Static).update(self._actions_text(view, my_turn))
+
+    def _trick_text(self, view: play_pb2.View) -> Text:
+        if view.HasField("current_trick"):
+            return render.trick_lines(view, view.current_trick, "Trick")
+        if view.top_card:
+            return Text("Discard pile: ").append_text(card_text(view.top_card))
+        if view.HasField("last_trick"):
+            return render.trick_lines(view, view.last_trick, "Last trick")
+        return Text("No trick yet.", style="dim")
+
+    def _menu(self) -> list[common_pb2.LegalAction]:
+        return other_actions(self.view.legal_actions) if self.view is not None else []
+
+    def _actions_text(self, view: play_pb2.View, my_turn: bool) -> Text:
+        text = Text()
+        if view.phase == "lobby":
+            if self.seat.host_token:
+                return Text("Enter: start the game once every seat is taken.", style="yellow")
+            return Text("Waiting for the host to start the game.", style="yellow")
+        menu = self._menu()
+        for index, entry in enumerate(menu):
+            if index:
+                text.append("  ")
+            label = action_text(entry.label or entry.action.text)
+            if index == self.menu_index:
+                label.stylize("reverse")
+            text.append_text(label)
+        playable = playable_cards(view.legal_actions)
+        hints = ["←→ card, Enter play"] if my_turn and playable else []
+        if menu and not playable:
+            hints.append("↑↓ choose, Enter")
+        kinds = {entry.action.kind for entry in menu}
+        hints += [hint for kind, hint in KEY_HINTS.items() if kind in kinds]
+        if self.typed:
+            text.append(f"  typed: {self.typed}", style="bold yellow")
+        hint = " · ".join(hints)
+        if hint:
+            text.append(("\n" if menu else "") + hint, style="dim")
+        return text
+
+    def show_message(self, message: Text) -> None:
+        self.message = message
+        if self.is_mounted:
+            self.query_one("#message", Static).update(message)
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def action_move(self, step: int) -> None:
+        if self.view is not None and self.view.hand:
+            self.cursor = (self.cursor + step) % len(self.view.hand)
+            self.refresh_all()
+
+    def action_menu(self, step: int) -> None:
+        menu = self._menu()
+        if menu:
+            self.menu_index = (self.menu_index + step) % len(menu)
+            self.refresh_all()
+
+    def action_digit(self, digit: str) -> None:
+        self.typed = (self.typed + digit)[-4:]
+        found = bid_action(self._menu(), self.typed)
+        if found is not None:
+            self.menu_index = self._menu().index(found)
+        self.refresh_all()
+
+    def action_clear_typed(self) -> None:
+        self.typed = ""
+        self.refresh_all()
+
+    def action_shortcut(self, key: str) -> None:
+        if self.view is None:
+            return
+        found = shortcut_action(self.view.legal_actions, key)
+        if found is not None:
+            self.send(found.id)
+
+    def action_choose(self) -> None:
+        """Enter: start (host, lobby), a typed bid, the card under the cursor, or the menu."""
+        view = self.view
+        if view is None:
+            return
+        if view.phase == "lobby":
+            self.start_game()
+            return
+        if self.typed:
+            typed, self.typed = self.typed, ""
+            found = bid_action(view.legal_actions, typed)
+            self.send(found.id if found is not None else f"bid {typed}")
+            return
+        menu = self._menu()
+        if view.hand and (playable_cards(view.legal_actions) or not menu):
+            self.play_card(view.hand[self.cursor])
+        elif menu:
+            self.send(menu[self.menu_index].id)
+
+    def play_card(self, card: str) -> None:
+        assert self.view is not None
+        choices = card_actions(self.view.legal_actions, card)
+        if len(choices) == 1:
+            self.send(choices[0].id)
+        elif len(choices) > 1:
+            version = self.shown_version
+
+            def chosen(entry: common_pb2.LegalAction | None) -> None:
+                if entry is not None and self.shown_version == version:
+                    self.send(entry.id)
+
+            self.app.push_screen(NameSuitScreen(card, choices), chosen)
+        else:
+            self.send(card_move_text(self.view.legal_actions, self.view.phase, card))
+
+    def action_last_trick(self) -> None:
+        view = self.view
+        if view is None or not view.HasField("last_trick"):
+            self.show_message(Text("No trick has been completed this hand.", style="dim"))
+            return
+        self.app.push_screen(
+            InfoScreen("Last trick", render.trick_lines(view, view.last_trick, "Last trick"))
+        )
+
+    def action_event_log(self) -> None:
+        lines = [(event.version, event.text) for event in self.events]
+        self.app.push_screen(InfoScreen("What happened", event_log_text(lines)))
+
+    def action_leave(self) -> None:
+        self.app.pop_screen()
+
+    # -- talking to the server ---------------------------------------------------------------
+
+    @work(exclusive=True, group="act")
+    async def send(self, move: int | str) -> None:
+        """Send a listed action (by id) or action text; show the server's answer."""
+        client = session(self).client
+        self.sending = True
+        try:
+            done = await client.act(
+                self.seat.table_id,
+                self.seat.seat,
+                self.seat.token,
+                move,
+                expected_version=self.shown_version,
+            )
+        except ParlourError as error:
+            self.show_refusal(error)
+            return
+        finally:
+            self.sending = False
+        self.show_message(Text(""))
+        self.show_view(done.version, done.view)
+
+    def show_refusal(self, error: ParlourError) -> None:
+        if error.code == grpc.StatusCode.ABORTED:
+            prefix = "The table moved on; look again. "
+        elif error.code in DROPPED:
+            prefix = "Not sent (no connection): "
+        else:
+            prefix = "Refused: "
+        self.show_message(Text(prefix + error.message, style="bold red"))
+        self.notify(error.message, title="Refused", severity="error")
+
+    @work(exclusive=True, group="act")
+    async def start_game(self) -> None:
+        if not self.seat.host_token:
+            self.show_message(Text("Only the host can start the game.", style="yellow"))
+            return
+        try:
+            await session(self).client.start_table(self.seat.table_id, self.seat.host_token)
+        except ParlourError as error:
+            self.show_refusal(error)

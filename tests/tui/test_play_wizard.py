@@ -1,0 +1,85 @@
+"""A whole Wizard game against three bots, played at the terminal by key presses
+(the bot seats played by a real AI worker), and a refused bid."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from parlour.tui.app import ParlourApp
+from parlour.tui.dialogs import InfoScreen
+from parlour.tui.endgame import GameOverScreen
+from parlour.tui.table import TableScreen
+from parlour.v1 import lobby_pb2
+from tests.tui.conftest import Service, ai_worker, shoot, wait_until
+from tests.tui.helpers import fill_seats, host_through_the_lobby, my_turn, press_and_wait
+from tests.tui.players import others_playing
+
+BOTS = {1: "normal", 2: "normal", 3: "random"}
+
+
+async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_presses(
+    service: Service, make_app: Callable[[], ParlourApp]
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot, ai_worker(service):
+        table = await host_through_the_lobby(pilot, "wizard", 4, {"rounds": "5"}, BOTS)
+        # Every other seat is a bot, so the lobby started the game at once.
+        await wait_until(pilot, lambda: table.view.phase != "lobby")
+        assert [p.kind for p in table.view.players][1:] == [lobby_pb2.SEAT_KIND_BOT] * 3
+        bids = cards = 0
+        shot_trick = False
+        while not table.over_shown:
+            await wait_until(pilot, lambda: my_turn(table) or table.over_shown, what="my turn")
+            view = table.view
+            if table.over_shown or view is None:
+                break
+            if bids == 0:
+                await shoot(pilot, "wizard-bid")
+            trick_under_way = len(view.current_trick.plays) >= 1 and view.HasField("last_trick")
+            if not shot_trick and trick_under_way and len(view.hand) >= 2:
+                shot_trick = True
+                await shoot(pilot, "wizard-trick")
+                await pilot.press("l")  # the last trick, on request
+                await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+                await shoot(pilot, "wizard-last-trick")
+                await pilot.press("escape")
+                await wait_until(pilot, lambda: app.screen is table)
+            bidding = view.phase == "bid"
+            await press_and_wait(pilot, table, "enter")
+            assert not table.message.plain, table.message.plain
+            bids += bidding
+            cards += view.phase == "play"
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen))
+        await shoot(pilot, "wizard-game-over")
+        view = table.view
+        assert view is not None and view.is_over and view.winners
+        assert len(view.hand_scores) == 5
+        assert (bids, cards) == (5, 1 + 2 + 3 + 4 + 5)
+        versions = [event.version for event in table.events]
+        assert versions == list(range(1, versions[-1] + 1)), "every event seen, once"
+        await pilot.press("r")  # the event log offered at the end
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        await shoot(pilot, "wizard-event-log")
+
+
+async def test_a_bid_out_of_range_is_refused_with_the_servers_message(
+    service: Service, make_app: Callable[[], ParlourApp]
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = await host_through_the_lobby(pilot, "wizard", 3, {})
+        others = await fill_seats(service.client, table, 2)
+        await wait_until(pilot, lambda: all(p.player_name for p in table.view.players))
+        await shoot(pilot, "wizard-waiting")
+        await pilot.press("enter")  # the host starts the game
+        async with others_playing(others):
+            await wait_until(pilot, lambda: my_turn(table), what="my bid")
+        version = table.shown_version
+        await pilot.press("9")  # round 1: the server lists bids 0 and 1 only
+        await press_and_wait(pilot, table, "enter")
+        assert table.message.plain == (
+            "Refused: bid range: seat 0 may bid 0 to 1 tricks in round 1, not 9"
+        )
+        assert table.shown_version == version
+        await shoot(pilot, "wizard-refused-bid")
+        assert isinstance(app.screen, TableScreen)
