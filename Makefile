@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service selfplay clean
+.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-replay selfplay clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -26,15 +26,46 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy services/parlour/engine
+	$(BIN)/mypy services/parlour/service clients/client
 
-## make run: a local self-play demo for now
+## make proto: regenerate services/parlour/v1 from proto/parlour/v1 (commit the result)
+proto: $(STAMP)
+	$(BIN)/buf lint proto
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m grpc_tools.protoc -Iproto \
+		--python_out=services --grpc_python_out=services \
+		--mypy_out=services --mypy_grpc_out=services proto/parlour/v1/*.proto
+
+## make proto-check: fail if the committed generated code is stale or buf lint fails
+proto-check: $(STAMP)
+	$(BIN)/python -m pytest -q tests/service/test_contract.py
+
+## make run: the game service (embedded SQLite), an AI worker and the browser gateway;
+## prints the command that opens the terminal client
 run: $(STAMP)
 	$(BIN)/parlour demo
 
-bench-engine: $(STAMP)
+bench-deps: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+
+## make bench-engine: random-playout games per second, Hearts against OpenSpiel
+bench-engine: bench-deps
 	$(BIN)/python bench/engine.py
 
+## make bench-service: acts/s and act latency over gRPC against a scratch Postgres database
+bench-service: $(STAMP)
+	$(BIN)/python bench/service.py
+
+## make bench-replay: events replayed per second, and the time to rebuild a six-player Wizard game
+bench-replay: $(STAMP)
+	$(BIN)/python bench/replay.py
+
 bench: bench-engine
+
+## make selfplay: the computer opponents against each other and random play, with the
+## targets they must meet (several minutes); the report is also written to build/selfplay.json
+selfplay: $(STAMP)
+	mkdir -p build
+	$(BIN)/parlour selfplay --json build/selfplay.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,34 @@
+"""Parlour's client library: the whole gRPC contract, for Python programs.
+
+Imports only the generated contract (``parlour.v1``) and grpcio, so it can be
+vendored by third parties. See :class:`ParlourClient` (asyncio) and
+:class:`SyncParlourClient` (blocking).
+"""
+
+from .client import (
+    HOST_TOKEN_KEY,
+    SEAT_TOKEN_KEY,
+    WORKER_ID_KEY,
+    WORKER_TOKEN_KEY,
+    ParlourClient,
+    ParlourError,
+    RetryPolicy,
+    Seat,
+    new_request_id,
+    tokens,
+)
+from .sync import SyncParlourClient
+
+__all__ = [
+    "HOST_TOKEN_KEY",
+    "SEAT_TOKEN_KEY",
+    "WORKER_ID_KEY",
+    "WORKER_TOKEN_KEY",
+    "ParlourClient",
+    "ParlourError",
+    "RetryPolicy",
+    "Seat",
+    "SyncParlourClient",
+    "new_request_id",
+    "tokens",
+]

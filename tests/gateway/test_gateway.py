@@ -128,7 +128,8 @@ async def test_a_person_plays_through_http_and_a_refusal_names_the_rule(gateway:
         **{"X-Parlour-Seat-Token": tokens[seat]},
     )
     assert act.status_code == 200, act.text
-    card_not_held = sorted(other_hand)[0]
+    # a card the refusing seat does not hold: one dealt to the seat that just moved
+    card_not_held = sorted(view["view"]["hand"])[0]
     refused = await post(
         gateway,
         "PlayService/Act",

@@ -52,6 +52,10 @@ class Notifier:
         self._waiters: dict[str, set[_Waiter]] = {}  # touched only on the loop's thread
         self._latest: OrderedDict[str, int] = OrderedDict()  # any thread, under _lock
         self._lock = threading.Lock()
+        # for waiters on any game (the AI workers' long poll): a count of
+        # notifications, and the futures to wake on the next one
+        self._changes = 0  # under _lock
+        self._any_waiters: set[asyncio.Future[None]] = set()  # the loop's thread only
 
     async def start(self) -> None:
         """Bind to the running event loop."""
@@ -83,9 +87,33 @@ class Notifier:
                     del self._waiters[game_id]
             waiter.woken.cancel()
 
+    @property
+    def changes(self) -> int:
+        """A count that moves on with every notification: read it before looking, for wait_any."""
+        with self._lock:
+            return self._changes
+
+    async def wait_any(self, after_changes: int, timeout: float) -> None:
+        """Return once any game may have a new event since :attr:`changes` was
+        ``after_changes``, or after timeout seconds."""
+        loop = asyncio.get_running_loop()
+        if self._loop is None:
+            self._loop = loop
+        with self._lock:
+            if self._changes != after_changes:
+                return
+        woken = loop.create_future()
+        self._any_waiters.add(woken)  # no await since the check: no wake-up is lost
+        try:
+            await asyncio.wait([woken], timeout=timeout)
+        finally:
+            self._any_waiters.discard(woken)
+            woken.cancel()
+
     def notify_local(self, game_id: str, seq: int) -> None:
         """Game ``game_id`` now has events up to ``seq``. Safe to call from any thread."""
         with self._lock:
+            self._changes += 1
             if seq > self._latest.get(game_id, 0):
                 self._latest[game_id] = seq
                 self._latest.move_to_end(game_id)
@@ -112,6 +140,9 @@ class Notifier:
                 loop.call_soon_threadsafe(wake, game_id, seq)
 
     def _wake(self, game_id: str | None, seq: int | None) -> None:
+        for woken in list(self._any_waiters):
+            if not woken.done():
+                woken.set_result(None)
         if game_id is None:
             chosen: Iterable[set[_Waiter]] = list(self._waiters.values())
         else:

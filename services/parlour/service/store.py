@@ -105,6 +105,17 @@ class TableRow:
     seat_rows: tuple[SeatRow, ...] = ()
 
 
+@dataclass(frozen=True)
+class Lease:
+    """One worker's claim on a bot seat's turn at ``version``, until ``expires_at``."""
+
+    table_id: str
+    seat: int
+    worker_id: str
+    version: int
+    expires_at: datetime
+
+
 class StoreError(Exception):
     """Base of the store's own errors."""
 
@@ -280,7 +291,8 @@ class EventStore:
 
     def _build_lease_claim(self) -> Any:
         stmt = self._upsert(bot_leases)
-        # Take the lease when nobody holds it, it has expired, or we hold it (renewal).
+        # Take the lease when nobody holds it, it has expired, we hold it
+        # (renewal), or it was for an earlier version (that turn is over).
         return stmt.on_conflict_do_update(
             index_elements=[bot_leases.c.table_id, bot_leases.c.seat],
             set_={
@@ -291,6 +303,7 @@ class EventStore:
             where=sa.or_(
                 bot_leases.c.expires_at <= sa.bindparam("now"),
                 bot_leases.c.worker_id == stmt.excluded.worker_id,
+                bot_leases.c.version < stmt.excluded.version,
             ),
         ).returning(bot_leases.c.table_id)
 
@@ -593,7 +606,8 @@ class EventStore:
     ) -> tuple[str, int, int] | None:
         """Lease the first candidate (table_id, seat, version) nobody else holds a live lease on.
 
-        A candidate is free when it has no lease, its lease has expired, or
+        A candidate is free when it has no lease, its lease has expired, its
+        lease was granted at an earlier version (a turn since played), or
         ``worker_id`` already holds it (the lease is renewed). Returns the
         candidate taken, or None. Two workers can never hold the same seat's
         live lease: the claim is one atomic upsert.
@@ -618,10 +632,33 @@ class EventStore:
                 return (table_id, seat, version)
         return None
 
-    def release_lease(self, table_id: str, seat: int) -> None:
-        """Give up the lease on a bot's seat (after it has played, or when it gives up)."""
+    def release_lease(self, table_id: str, seat: int, worker_id: str | None = None) -> bool:
+        """Give up the lease on a bot's seat (after it has played, or when it gives up).
+
+        With ``worker_id``, only that worker's lease is released. True if a lease went.
+        """
+        query = _RELEASE_LEASE
+        if worker_id is not None:
+            query = query.where(bot_leases.c.worker_id == worker_id)
         with self._write() as conn:
-            conn.execute(_RELEASE_LEASE, {"t": table_id, "s": seat})
+            return bool(conn.execute(query, {"t": table_id, "s": seat}).rowcount)
+
+    def get_lease(self, table_id: str, seat: int) -> Lease | None:
+        """The lease on a bot's seat, live or expired, or None."""
+        query = sa.select(bot_leases).where(
+            bot_leases.c.table_id == table_id, bot_leases.c.seat == seat
+        )
+        with self._reader.connect() as conn:
+            row = conn.execute(query).mappings().first()
+        if row is None:
+            return None
+        return Lease(
+            row["table_id"],
+            row["seat"],
+            row["worker_id"],
+            row["version"],
+            _aware(row["expires_at"]),
+        )
 
     def bot_turn_candidates(self) -> list[tuple[str, int, int]]:
         """(table_id, seat, version) of every bot seat at a table being played.

@@ -1,0 +1,327 @@
+"""Game-service benchmark: random-legal-move clients over gRPC against Postgres.
+
+Creates a scratch Postgres database (dropped at the end), starts ``parlour
+serve`` on it as a separate process, and for 1, 16 and 64 games in flight
+plays random legal moves for a fixed time: each move is a GetView of the seat
+to act and an Act by legal-action id. Prints acts/s and p50/p99 Act latency.
+
+Beside it, in the same run, the raw floors it is compared with:
+  * an empty gRPC unary call (grpc.aio, 64 in flight: the health Check of a
+    bare server in its own process),
+  * a single-row insert commit into Postgres (one connection, then 16),
+and the ratios; and the latency of the last moves of a full Wizard game
+against its first moves (act latency must not grow with game length).
+
+Run with ``.venv/bin/python bench/service.py [--seconds 5]`` (``make
+bench-service``). The admin URL comes from $PARLOUR_BENCH_POSTGRES_URL or
+$PARLOUR_TEST_POSTGRES_URL (default postgresql+psycopg://postgres@127.0.0.1:5432/postgres).
+This is a script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import grpc
+import psycopg
+import sqlalchemy as sa
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from psycopg import sql
+
+from parlour.client import ParlourClient, Seat
+
+GAMES = (("wizard", 4), ("hearts", 4), ("crazy8s", 4), ("kaiser", 4))
+DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+TARGET_RATIO, AIM_RATIO, TARGET_P50_MS, TARGET_GROWTH = 0.15, 0.3, 2.0, 1.5
+
+
+# -- processes and databases -----------------------------------------------------------------
+
+
+def libpq(url: sa.URL) -> str:
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+@contextmanager
+def scratch_database(admin: sa.URL) -> Iterator[sa.URL]:
+    name = f"parlour_bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(libpq(admin), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield admin.set(database=name)
+    finally:
+        with psycopg.connect(libpq(admin), autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = %s AND pid <> pg_backend_pid()",
+                (name,),
+            )
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+
+
+@dataclass
+class Child:
+    address: str
+    pid: int
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the process has used so far (Linux /proc)."""
+        with open(f"/proc/{self.pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def process(command: list[str], marker: str) -> Iterator[Child]:
+    """Run ``command``; yield it once it prints its address after ``marker``."""
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    found: list[str] = []
+
+    def read() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if marker in line:
+                found.append(line.split(marker, 1)[1].split()[0])
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=60)
+    try:
+        if not found:
+            raise RuntimeError(f"{command[:4]} did not start")
+        yield Child(found[0], child.pid)
+    finally:
+        child.send_signal(signal.SIGINT)
+        try:
+            child.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            child.kill()
+
+
+async def bare_server() -> None:
+    """A gRPC server with nothing but health checking (the empty-call floor)."""
+    server = grpc.aio.server()
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(f"bare server on 127.0.0.1:{port}", flush=True)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop.set)
+    await stop.wait()
+    await server.stop(0)
+
+
+# -- floors ----------------------------------------------------------------------------------
+
+
+async def empty_call_rate(address: str, seconds: float, in_flight: int = 64) -> float:
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        request = health_pb2.HealthCheckRequest()
+        await stub.Check(request)
+        calls = 0
+        deadline = time.perf_counter() + seconds
+
+        async def caller() -> None:
+            nonlocal calls
+            while time.perf_counter() < deadline:
+                await stub.Check(request)
+                calls += 1
+
+        start = time.perf_counter()
+        await asyncio.gather(*(caller() for _ in range(in_flight)))
+        return calls / (time.perf_counter() - start)
+
+
+def insert_commit_rate(url: sa.URL, seconds: float, connections: int) -> float:
+    with psycopg.connect(libpq(url), autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS bench_floor (id bigserial PRIMARY KEY, v text)")
+    commits = [0] * connections
+    deadline = time.perf_counter() + seconds
+
+    def writer(index: int) -> None:
+        with psycopg.connect(libpq(url)) as conn:
+            while time.perf_counter() < deadline:
+                conn.execute("INSERT INTO bench_floor (v) VALUES (%s)", ("x",))
+                conn.commit()
+                commits[index] += 1
+
+    start = time.perf_counter()
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(commits) / (time.perf_counter() - start)
+
+
+# -- games -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    act_ms: list[float] = field(default_factory=list)
+    view_ms: list[float] = field(default_factory=list)
+    games_finished: int = 0
+
+
+async def new_table(client: ParlourClient, game: str, seats: int) -> list[Seat]:
+    hosted = await client.host_table(game, seats, host_player_name="p0", host_takes_seat=True)
+    table_id = hosted.table.table_id
+    taken = [client.seat(table_id, hosted.seat, hosted.seat_token)]
+    for n in range(1, seats):
+        joined = await client.join_table(table_id, f"p{n}")
+        taken.append(client.seat(table_id, joined.seat, joined.seat_token))
+    await client.start_table(table_id, hosted.host_token)
+    return sorted(taken, key=lambda seat: seat.seat)
+
+
+async def play(
+    client: ParlourClient, index: int, deadline: float, tally: Tally, rng: random.Random
+) -> None:
+    """Play games back to back until the deadline, timing every GetView and Act."""
+    while time.perf_counter() < deadline:
+        game, seats = GAMES[index % len(GAMES)]
+        table = await new_table(client, game, seats)
+        to_act = [0]
+        first = await table[0].view()
+        to_act = list(first.view.to_act)
+        while to_act and time.perf_counter() < deadline:
+            seat = table[rng.choice(to_act)]
+            t0 = time.perf_counter()
+            current = await seat.view()
+            t1 = time.perf_counter()
+            choice = rng.choice(current.view.legal_actions)
+            done = await seat.act(choice.id, expected_version=current.version)
+            t2 = time.perf_counter()
+            tally.view_ms.append((t1 - t0) * 1000)
+            tally.act_ms.append((t2 - t1) * 1000)
+            to_act = list(done.view.to_act)
+        if not to_act:
+            tally.games_finished += 1
+
+
+async def load(address: str, in_flight: int, seconds: float) -> tuple[float, Tally]:
+    tally = Tally()
+    clients = [ParlourClient(address) for _ in range(max(1, in_flight // 16))]
+    deadline = time.perf_counter() + seconds
+    start = time.perf_counter()
+    await asyncio.gather(
+        *(
+            play(clients[i % len(clients)], i, deadline, tally, random.Random(i))
+            for i in range(in_flight)
+        )
+    )
+    elapsed = time.perf_counter() - start
+    for client in clients:
+        await client.close()
+    return len(tally.act_ms) / elapsed, tally
+
+
+async def wizard_growth(address: str) -> tuple[float, float, int]:
+    """Median Act latency of the first and last 30 moves of one full 3-seat Wizard game."""
+    async with ParlourClient(address) as client:
+        table = await new_table(client, "wizard", 3)
+        rng = random.Random(11)
+        latencies: list[float] = []
+        to_act = list((await table[0].view()).view.to_act)
+        while to_act:
+            seat = table[to_act[0]]
+            current = await seat.view()
+            choice = rng.choice(current.view.legal_actions)
+            t0 = time.perf_counter()
+            done = await seat.act(choice.id, expected_version=current.version)
+            latencies.append((time.perf_counter() - t0) * 1000)
+            to_act = list(done.view.to_act)
+    return statistics.median(latencies[:30]), statistics.median(latencies[-30:]), len(latencies)
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per load level")
+    parser.add_argument("--levels", default="1,16,64", help="games in flight, comma-separated")
+    parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare_server:
+        asyncio.run(bare_server())
+        return 0
+
+    admin = sa.make_url(
+        os.environ.get("PARLOUR_BENCH_POSTGRES_URL")
+        or os.environ.get("PARLOUR_TEST_POSTGRES_URL")
+        or DEFAULT_ADMIN_URL
+    ).set(drivername="postgresql+psycopg")
+    levels = [int(level) for level in args.levels.split(",")]
+    with scratch_database(admin) as url:
+        with process([sys.executable, __file__, "--bare-server"], "bare server on") as bare:
+            empty = asyncio.run(empty_call_rate(bare.address, 3.0))
+        commit_1 = insert_commit_rate(url, 2.0, 1)
+        commit_16 = insert_commit_rate(url, 2.0, 16)
+        print(f"floor: empty gRPC unary calls/s (grpc.aio, 64 in flight)  {empty:9.0f}")
+        print(f"floor: Postgres single-row insert commits/s, 1 connection  {commit_1:9.0f}")
+        print(f"floor: Postgres single-row insert commits/s, 16 connections {commit_16:8.0f}")
+
+        serve = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
+        serve += ["--database-url", url.render_as_string(hide_password=False)]
+        with process(serve, "serving on") as server:
+            print(
+                f"\n{'in flight':>9} {'acts/s':>8} {'x empty':>8} {'act p50':>8} {'act p99':>8}"
+                f" {'view p50':>9} {'cpu/act':>8} {'games':>6}"
+            )
+            results = {}
+            for level in levels:
+                cpu_before = server.cpu_seconds()
+                rate, tally = asyncio.run(load(server.address, level, args.seconds))
+                cpu_ms = (server.cpu_seconds() - cpu_before) * 1000 / max(1, len(tally.act_ms))
+                results[level] = (rate, tally)
+                print(
+                    f"{level:>9} {rate:8.0f} {rate / empty:8.3f} {quantile(tally.act_ms, 0.5):8.2f}"
+                    f" {quantile(tally.act_ms, 0.99):8.2f} {quantile(tally.view_ms, 0.5):9.2f}"
+                    f" {cpu_ms:8.2f} {tally.games_finished:6d}"
+                )
+            print(
+                "(latencies in ms; a move is a GetView then an Act; cpu/act = service "
+                "process CPU ms per move, table setup included)"
+            )
+            first, last, moves = asyncio.run(wizard_growth(server.address))
+
+    best = max(rate for rate, _ in results.values())
+    one = results.get(1)
+    print(f"\nfull 3-seat Wizard game, {moves} acts: median act latency first 30 {first:.2f} ms,")
+    print(f"  last 30 {last:.2f} ms: last/first {last / first:.2f}x (target <= {TARGET_GROWTH}x)")
+    print(
+        f"best acts/s / empty-call rate: {best / empty:.3f} "
+        f"(target >= {TARGET_RATIO}, aim {AIM_RATIO})"
+    )
+    print(f"best acts/s / Postgres commits/s (16 connections): {best / commit_16:.3f}")
+    if one is not None:
+        p50 = quantile(one[1].act_ms, 0.5)
+        print(f"act p50 with one game in flight: {p50:.2f} ms (target < {TARGET_P50_MS} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,487 @@
+"""An asyncio client for every RPC of the Parlour contract (``parlour.v1``).
+
+Used by the terminal client, the AI worker and third parties; it depends on
+nothing but the generated contract and grpcio. What it adds to the bare stubs:
+
+- tokens travel as call metadata for you (``x-parlour-seat-token``,
+  ``x-parlour-host-token``, ``x-parlour-worker-token``);
+- act by legal-action id (from the view) or by action text ("play QS"),
+  with a fresh request id that makes resending safe;
+- calls that are safe to repeat are retried with backoff on UNAVAILABLE,
+  moving to the next server address of the list;
+- :meth:`ParlourClient.watch` resumes from the last version it saw when the
+  stream drops, on the same or another replica, so nothing is missed.
+
+Errors come out as :class:`ParlourError` with the gRPC status ``code`` and
+the server's message (which names the rule and the card)::
+
+    async with ParlourClient("127.0.0.1:50051") as client:
+        hosted = await client.host_table("hearts", seats=4, host_player_name="Ada",
+                                         host_takes_seat=True)
+        me = client.seat(hosted.table.table_id, hosted.seat, hosted.seat_token)
+        ...
+        async for update in me.watch():
+            if me.seat in update.view.to_act:
+                await me.act(update.view.legal_actions[0].id, expected_version=update.version)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import grpc
+
+from parlour.v1 import (
+    bots_pb2,
+    bots_pb2_grpc,
+    catalogue_pb2,
+    catalogue_pb2_grpc,
+    common_pb2,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    play_pb2,
+    play_pb2_grpc,
+)
+
+SEAT_TOKEN_KEY = "x-parlour-seat-token"
+HOST_TOKEN_KEY = "x-parlour-host-token"
+WORKER_TOKEN_KEY = "x-parlour-worker-token"
+WORKER_ID_KEY = "x-parlour-worker-id"
+
+R = TypeVar("R")
+Metadata = tuple[tuple[str, str], ...]
+
+
+class ParlourError(Exception):
+    """A call the server refused (or could not be reached for).
+
+    ``code`` is the gRPC status: INVALID_ARGUMENT (cannot be understood),
+    NOT_FOUND, FAILED_PRECONDITION (against the rules now), ABORTED (stale
+    version or lost race: fetch the view and decide again), UNAUTHENTICATED /
+    PERMISSION_DENIED (token missing / wrong), UNAVAILABLE (after retries).
+    """
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.message = message
+
+    @classmethod
+    def of(cls, error: grpc.aio.AioRpcError) -> ParlourError:
+        return cls(error.code(), error.details() or "")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter for calls that are safe to repeat."""
+
+    attempts: int = 6
+    initial_backoff: float = 0.05
+    max_backoff: float = 2.0
+    multiplier: float = 2.0
+
+    def delay(self, attempt: int) -> float:
+        ceiling = min(self.max_backoff, self.initial_backoff * self.multiplier**attempt)
+        return random.uniform(ceiling / 2, ceiling)
+
+
+#: Status codes worth another try on another connection.
+RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
+
+
+@dataclass
+class _Stubs:
+    channel: grpc.aio.Channel
+    catalogue: catalogue_pb2_grpc.CatalogueServiceAsyncStub
+    lobby: lobby_pb2_grpc.LobbyServiceAsyncStub
+    play: play_pb2_grpc.PlayServiceAsyncStub
+    bots: bots_pb2_grpc.BotServiceAsyncStub
+
+
+def tokens(
+    seat_token: str | None = None,
+    host_token: str | None = None,
+    worker_token: str | None = None,
+    worker_id: str | None = None,
+) -> Metadata:
+    """Call metadata carrying the given tokens (and an AI worker's id)."""
+    pairs = (
+        (SEAT_TOKEN_KEY, seat_token),
+        (HOST_TOKEN_KEY, host_token),
+        (WORKER_TOKEN_KEY, worker_token),
+        (WORKER_ID_KEY, worker_id),
+    )
+    return tuple((key, value) for key, value in pairs if value)
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+class ParlourClient:
+    """One client, one or more server addresses ("host:port"); use ``async with``."""
+
+    def __init__(
+        self,
+        addresses: str | Sequence[str],
+        *,
+        retry: RetryPolicy | None = None,
+        timeout: float | None = 10.0,
+        worker_token: str | None = None,
+        worker_id: str | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
+    ) -> None:
+        self.addresses = [addresses] if isinstance(addresses, str) else list(addresses)
+        if not self.addresses:
+            raise ValueError("give at least one server address")
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self.worker_token = worker_token
+        #: an AI worker's name: claims bot turns and is sent with its Acts
+        self.worker_id = worker_id
+        self._options = list(channel_options)
+        self._current = 0
+        self._stubs: _Stubs | None = None
+
+    async def __aenter__(self) -> ParlourClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        stubs, self._stubs = self._stubs, None
+        if stubs is not None:
+            await stubs.channel.close()
+
+    @property
+    def address(self) -> str:
+        """The server address in use now."""
+        return self.addresses[self._current]
+
+    def _connect(self) -> _Stubs:
+        if self._stubs is None:
+            channel = grpc.aio.insecure_channel(self.address, options=self._options)
+            self._stubs = _Stubs(
+                channel,
+                catalogue_pb2_grpc.CatalogueServiceStub(channel),
+                lobby_pb2_grpc.LobbyServiceStub(channel),
+                play_pb2_grpc.PlayServiceStub(channel),
+                bots_pb2_grpc.BotServiceStub(channel),
+            )
+        return self._stubs
+
+    async def _fail_over(self) -> None:
+        """Drop the connection and move to the next address."""
+        await self.close()
+        self._current = (self._current + 1) % len(self.addresses)
+
+    async def _call(self, call: Callable[[_Stubs], Awaitable[R]], *, idempotent: bool) -> R:
+        attempt = 0
+        while True:
+            try:
+                return await call(self._connect())
+            except grpc.aio.AioRpcError as error:
+                if not idempotent or error.code() not in RETRYABLE:
+                    raise ParlourError.of(error) from None
+                if attempt + 1 >= self.retry.attempts:
+                    raise ParlourError.of(error) from None
+                await self._fail_over()
+                await asyncio.sleep(self.retry.delay(attempt))
+                attempt += 1
+
+    # -- catalogue -----------------------------------------------------------------------
+
+    async def list_games(self) -> list[catalogue_pb2.GameInfo]:
+        """Every game the server offers, with its seat range and option schema."""
+        request = catalogue_pb2.ListGamesRequest()
+        response = await self._call(
+            lambda s: s.catalogue.ListGames(request, timeout=self.timeout), idempotent=True
+        )
+        return list(response.games)
+
+    async def get_game(self, game: str) -> catalogue_pb2.GameInfo:
+        """One game, with its full rules text."""
+        request = catalogue_pb2.GetGameRequest(game=game)
+        response = await self._call(
+            lambda s: s.catalogue.GetGame(request, timeout=self.timeout), idempotent=True
+        )
+        return response.game
+
+    # -- lobby ---------------------------------------------------------------------------
+
+    async def host_table(
+        self,
+        game: str,
+        seats: int = 0,
+        *,
+        options: Mapping[str, object] | None = None,
+        seat_setup: Sequence[tuple[str, str]] | None = None,
+        name: str = "",
+        host_player_name: str = "",
+        host_takes_seat: bool = False,
+        host_seat: int | None = None,
+    ) -> lobby_pb2.HostTableResponse:
+        """Set up a table. ``seat_setup`` is per seat ("person", "") or ("bot", level).
+
+        Option values may be given as bools or ints; they travel as text.
+        Not retried (a retry could host two tables).
+        """
+        kinds = {"person": lobby_pb2.SEAT_KIND_PERSON, "bot": lobby_pb2.SEAT_KIND_BOT}
+        request = lobby_pb2.HostTableRequest(
+            game=game,
+            seats=seats,
+            options={key: _option_text(value) for key, value in (options or {}).items()},
+            seat_setup=[
+                lobby_pb2.SeatSetup(kind=kinds[kind], bot_level=level)
+                for kind, level in (seat_setup or ())
+            ],
+            name=name,
+            host_player_name=host_player_name,
+            host_takes_seat=host_takes_seat,
+        )
+        if host_seat is not None:
+            request.host_seat = host_seat
+        return await self._call(
+            lambda s: s.lobby.HostTable(request, timeout=self.timeout), idempotent=False
+        )
+
+    async def list_tables(
+        self, *, game: str = "", status: str = "open", limit: int = 0
+    ) -> list[lobby_pb2.Table]:
+        """Tables, newest first; ``status`` is "open", "playing" or "finished"."""
+        request = lobby_pb2.ListTablesRequest(game=game, status=_STATUS[status], limit=limit)
+        response = await self._call(
+            lambda s: s.lobby.ListTables(request, timeout=self.timeout), idempotent=True
+        )
+        return list(response.tables)
+
+    async def get_table(self, table_id: str) -> lobby_pb2.Table:
+        request = lobby_pb2.GetTableRequest(table_id=table_id)
+        response = await self._call(
+            lambda s: s.lobby.GetTable(request, timeout=self.timeout), idempotent=True
+        )
+        return response.table
+
+    async def join_table(
+        self, table_id: str, player_name: str, seat: int | None = None
+    ) -> lobby_pb2.JoinTableResponse:
+        """Take a person seat (``seat``, or any free one). Not retried."""
+        request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=player_name)
+        if seat is not None:
+            request.seat = seat
+        return await self._call(
+            lambda s: s.lobby.JoinTable(request, timeout=self.timeout), idempotent=False
+        )
+
+    async def leave_table(self, table_id: str, seat: int, seat_token: str) -> lobby_pb2.Table:
+        request = lobby_pb2.LeaveTableRequest(table_id=table_id, seat=seat)
+        response = await self._call(
+            lambda s: s.lobby.LeaveTable(
+                request, metadata=tokens(seat_token=seat_token), timeout=self.timeout
+            ),
+            idempotent=False,
+        )
+        return response.table
+
+    async def start_table(self, table_id: str, host_token: str) -> lobby_pb2.Table:
+        """Start the game (host only); deals the first hand. Not retried."""
+        request = lobby_pb2.StartTableRequest(table_id=table_id)
+        response = await self._call(
+            lambda s: s.lobby.StartTable(
+                request, metadata=tokens(host_token=host_token), timeout=self.timeout
+            ),
+            idempotent=False,
+        )
+        return response.table
+
+    # -- play ----------------------------------------------------------------------------
+
+    def _seat_metadata(self, seat: int | None, seat_token: str | None) -> Metadata:
+        if seat is None:
+            return ()
+        if seat_token:
+            return tokens(seat_token=seat_token)
+        return tokens(worker_token=self.worker_token, worker_id=self.worker_id)
+
+    async def get_view(
+        self, table_id: str, seat: int | None = None, seat_token: str | None = None
+    ) -> play_pb2.GetViewResponse:
+        """The view of ``seat`` (its token needed), or the spectator view when seat is None."""
+        request = play_pb2.GetViewRequest(table_id=table_id)
+        if seat is not None:
+            request.seat = seat
+        metadata = self._seat_metadata(seat, seat_token)
+        return await self._call(
+            lambda s: s.play.GetView(request, metadata=metadata, timeout=self.timeout),
+            idempotent=True,
+        )
+
+    async def act(
+        self,
+        table_id: str,
+        seat: int,
+        seat_token: str | None,
+        move: int | str | common_pb2.Action,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+    ) -> play_pb2.ActResponse:
+        """Act for ``seat``: ``move`` is a legal-action id (int; needs
+        ``expected_version``), action text ("play QS") or an Action message.
+
+        Retried on UNAVAILABLE with the same request id, so it is applied at
+        most once; a retry that finds its first try applied answers with
+        ``duplicate`` set.
+        """
+        request = play_pb2.ActRequest(
+            table_id=table_id, seat=seat, request_id=request_id or new_request_id()
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        if isinstance(move, int):
+            request.legal_action_id = move
+        elif isinstance(move, str):
+            request.action.text = move
+        else:
+            request.action.CopyFrom(move)
+        metadata = self._seat_metadata(seat, seat_token)
+        return await self._call(
+            lambda s: s.play.Act(request, metadata=metadata, timeout=self.timeout),
+            idempotent=True,
+        )
+
+    async def watch(
+        self,
+        table_id: str,
+        seat: int | None = None,
+        seat_token: str | None = None,
+        from_version: int = 0,
+    ) -> AsyncGenerator[play_pb2.WatchResponse, None]:
+        """Views of the table as it changes, until the game is over.
+
+        When the stream drops (server restart, network), it reconnects with
+        backoff (to the next address of the list) and resumes after the last
+        version received, so every event is delivered exactly once.
+        """
+        version = from_version
+        attempt = 0
+        metadata = self._seat_metadata(seat, seat_token)
+        while True:
+            request = play_pb2.WatchRequest(table_id=table_id, from_version=version)
+            if seat is not None:
+                request.seat = seat
+            call = self._connect().play.Watch(request, metadata=metadata)
+            try:
+                async for update in call:
+                    attempt = 0
+                    version = update.version
+                    yield update
+                return
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in RETRYABLE or attempt + 1 >= self.retry.attempts:
+                    raise ParlourError.of(error) from None
+            finally:
+                call.cancel()
+            await self._fail_over()
+            await asyncio.sleep(self.retry.delay(attempt))
+            attempt += 1
+
+    # -- AI workers (BotService; needs worker_token and worker_id) -------------------------
+
+    async def claim_turn(
+        self, wait_seconds: float = 0.0, *, games: Sequence[str] = ()
+    ) -> bots_pb2.ClaimTurnResponse:
+        """Claim a bot's turn for this worker, waiting up to ``wait_seconds`` for one.
+
+        Answers ``claimed`` False when none came. Play it with :meth:`act`
+        (seat token None) at ``expected_version=response.version`` before
+        ``lease_expires_at``. Retried on UNAVAILABLE (a lost answer's lease
+        is this worker's own, so claiming again finds the turn again).
+        """
+        request = bots_pb2.ClaimTurnRequest(
+            worker_id=self._require_worker_id(), wait_seconds=wait_seconds, games=list(games)
+        )
+        metadata = tokens(worker_token=self.worker_token)
+        deadline = wait_seconds + (self.timeout or 10.0)
+        return await self._call(
+            lambda s: s.bots.ClaimTurn(request, metadata=metadata, timeout=deadline),
+            idempotent=True,
+        )
+
+    async def release_turn(self, table_id: str, seat: int) -> bool:
+        """Give back a claimed turn at once (True if this worker held its lease)."""
+        request = bots_pb2.ReleaseTurnRequest(
+            worker_id=self._require_worker_id(), table_id=table_id, seat=seat
+        )
+        metadata = tokens(worker_token=self.worker_token)
+        response = await self._call(
+            lambda s: s.bots.ReleaseTurn(request, metadata=metadata, timeout=self.timeout),
+            idempotent=True,
+        )
+        return response.released
+
+    def _require_worker_id(self) -> str:
+        if not self.worker_id:
+            raise ValueError("a worker needs a worker_id (ParlourClient(worker_id=...))")
+        return self.worker_id
+
+    def seat(self, table_id: str, seat: int, seat_token: str | None) -> Seat:
+        """A handle that remembers a seat and its token."""
+        return Seat(self, table_id, seat, seat_token)
+
+
+@dataclass
+class Seat:
+    """One seat at one table, with its token: the usual way to play."""
+
+    client: ParlourClient
+    table_id: str
+    seat: int
+    token: str | None = field(repr=False)
+
+    async def view(self) -> play_pb2.GetViewResponse:
+        return await self.client.get_view(self.table_id, self.seat, self.token)
+
+    async def act(
+        self,
+        move: int | str | common_pb2.Action,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+    ) -> play_pb2.ActResponse:
+        return await self.client.act(
+            self.table_id,
+            self.seat,
+            self.token,
+            move,
+            expected_version=expected_version,
+            request_id=request_id,
+        )
+
+    def watch(self, from_version: int = 0) -> AsyncGenerator[play_pb2.WatchResponse, None]:
+        return self.client.watch(self.table_id, self.seat, self.token, from_version)
+
+    async def leave(self) -> lobby_pb2.Table:
+        if self.token is None:
+            raise ValueError("leaving needs the seat token")
+        return await self.client.leave_table(self.table_id, self.seat, self.token)
+
+
+_STATUS = {
+    "": lobby_pb2.TABLE_STATUS_UNSPECIFIED,
+    "open": lobby_pb2.TABLE_STATUS_OPEN,
+    "playing": lobby_pb2.TABLE_STATUS_PLAYING,
+    "finished": lobby_pb2.TABLE_STATUS_FINISHED,
+}
+
+
+def _option_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,79 @@
+"""The ``parlour`` command: one subcommand per module.
+
+Each subcommand lives in its own module exposing ``add_arguments(parser)``
+and ``run(args) -> int``; to add one, add a line to :data:`COMMANDS`. Only
+the chosen subcommand's module is imported, so ``parlour serve`` does not
+load the terminal client and ``parlour --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    module: str
+    help: str
+
+
+#: Every subcommand, in the order ``parlour --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("serve", "parlour.serve", "run a game service (gRPC)"),
+    Command("migrate", "parlour.migrate", "bring the database schema up to date"),
+    Command("worker", "parlour.ai.worker_cmd", "run an AI worker that plays the bot seats"),
+    Command("selfplay", "parlour.selfplay", "measure the computer opponents against baselines"),
+    Command("export", "parlour.export_cmd", "write a table's event log as JSON lines"),
+    Command("replay", "parlour.replay_cmd", "rebuild a game from its log, hand by hand"),
+    Command("fork", "parlour.fork_cmd", "start a new table from any point of a game"),
+    Command("play", "parlour.tui.command", "play in the terminal (lobby, tables, bots)"),
+    Command("gateway", "parlour.gateway.command", "serve the REST/JSON gateway and browser client"),
+    # `make run` calls this one; the module may not exist in every build.
+    Command("demo", "parlour.demo", "start a local game against computer opponents"),
+)
+
+
+def _load(command: Command) -> ModuleType | None:
+    """The command's module, or None if this build does not have it."""
+    try:
+        return importlib.import_module(command.module)
+    except ModuleNotFoundError as missing:
+        if missing.name is not None and command.module.startswith(missing.name):
+            return None  # the module itself is absent (not something it imports)
+        raise
+
+
+def build_parser(chosen: str | None) -> tuple[argparse.ArgumentParser, ModuleType | None]:
+    """The parser, with the full options of ``chosen`` only (the others show their help)."""
+    parser = argparse.ArgumentParser(
+        prog="parlour", description="Parlour: Wizard, Crazy 8s, Kaiser and Hearts over gRPC."
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    module = None
+    for command in COMMANDS:
+        sub = commands.add_parser(command.name, help=command.help, description=command.help)
+        if command.name == chosen:
+            module = _load(command)
+            if module is not None:
+                module.add_arguments(sub)
+    return parser, module
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((arg for arg in args_in if not arg.startswith("-")), None)
+    parser, module = build_parser(chosen)
+    args = parser.parse_args(args_in)
+    if module is None:
+        parser.error(f"'parlour {args.command}' is not available in this build")
+    return int(module.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""``parlour migrate``: bring a database's schema up to the newest migration."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from parlour.service.store import EventStore
+
+DEFAULT_DATABASE_URL = "sqlite:///parlour.sqlite3"
+
+
+def database_url_argument(parser: argparse.ArgumentParser) -> None:
+    """--database-url, defaulting to $PARLOUR_DATABASE_URL, else a local SQLite file."""
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("PARLOUR_DATABASE_URL") or DEFAULT_DATABASE_URL,
+        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
+        "(default: $PARLOUR_DATABASE_URL, else %(default)s)",
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    database_url_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = EventStore(args.database_url)
+    try:
+        store.migrate()
+    finally:
+        store.close()
+    print(f"parlour: database schema is up to date ({safe_url(args.database_url)})", flush=True)
+    return 0
+
+
+def safe_url(url: str) -> str:
+    from sqlalchemy import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

@@ -1,0 +1,71 @@
+"""``parlour serve``: run one game-service replica.
+
+Migrates the database first (unless --no-migrate), then prints the address it
+listens on (``parlour: serving on HOST:PORT``; with port 0 the port chosen)
+and serves until SIGINT or SIGTERM, finishing calls in flight before it stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+
+from parlour.migrate import database_url_argument, safe_url
+from parlour.service.grpc_server import serve
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--address",
+        default="127.0.0.1:50051",
+        help="host:port to listen on; port 0 picks a free one (default: %(default)s)",
+    )
+    database_url_argument(parser)
+    parser.add_argument(
+        "--no-migrate", action="store_true", help="do not migrate the database on start"
+    )
+    parser.add_argument(
+        "--worker-token",
+        default=os.environ.get("PARLOUR_WORKER_TOKEN") or None,
+        help="shared secret that lets AI workers act for bot seats "
+        "(default: $PARLOUR_WORKER_TOKEN; none: bots cannot act)",
+    )
+    parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=5.0,
+        help="how long an AI worker holds a bot turn it claimed; a worker that dies "
+        "mid-turn holds its table up this long (default: %(default)s)",
+    )
+
+
+def bot_levels() -> dict[str, tuple[str, ...]]:
+    """The bot levels to publish in the catalogue, if the AI package is installed."""
+    try:
+        from parlour.ai.registry import LEVELS
+    except ImportError:
+        return {}
+    return dict(LEVELS)
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    host = args.address.rsplit(":", 1)[0]
+
+    def ready(port: int) -> None:
+        print(f"parlour: serving on {host}:{port} ({safe_url(args.database_url)})", flush=True)
+
+    asyncio.run(
+        serve(
+            args.address,
+            args.database_url,
+            migrate=not args.no_migrate,
+            worker_token=args.worker_token,
+            bot_levels=bot_levels(),
+            lease_seconds=args.lease_seconds,
+            ready=ready,
+        )
+    )
+    return 0

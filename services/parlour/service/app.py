@@ -1,0 +1,627 @@
+"""Application handlers: host, join, leave, start, act, view and watch a table.
+
+Plain async methods over an injected :class:`EventStore` and notifier; no
+gRPC here (``grpc_server.py`` adapts them). The engine state of a table is
+the fold of its events; :class:`GameService` keeps an LRU cache of folded
+states, always checked against the store: a read folds only the events after
+the cached seq, and an append is made at the cached seq, so a stale cache can
+only cost a retry, never a wrong answer.
+
+Acting, in order: check the seat's token; under the table's lock, bring the
+state up to date, check the client's expected version, apply the action on
+the cached state (an engine error leaves it untouched), deal with
+``secrets.SystemRandom`` if chance is due, and append everything in one
+transaction at the cached seq. A lost race is retried once (when the client
+did not pin a version) or answered ABORTED. Any failure after the state was
+mutated evicts it from the cache. A repeated request id applies nothing and
+answers the first result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+import weakref
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any, Protocol, TypeVar
+
+from parlour.engine.actions import Action
+from parlour.engine.base import GameState
+from parlour.engine.errors import EngineError
+from parlour.engine.registry import get_game
+from parlour.engine.view import View
+from parlour.service import auth
+from parlour.service.errors import (
+    BadRequest,
+    LostRace,
+    ShuttingDown,
+    StaleVersion,
+    TableNotFound,
+    TurnLeased,
+    WrongTableState,
+)
+from parlour.service.fold import (
+    ACTION_TAKEN,
+    CARDS_DEALT,
+    GAME_FINISHED,
+    GAME_STARTED,
+    SEAT_LEFT,
+    SEAT_TAKEN,
+    TABLE_HOSTED,
+    Folded,
+    fold,
+)
+from parlour.service.seating import (
+    BOT,
+    FINISHED,
+    OPEN,
+    PERSON,
+    PLAYING,
+    Credentials,
+    Hosted,
+    Joined,
+    SeatChoice,
+    clean_name,
+    default_name,
+    pick_seat,
+    require_open,
+    seat_row,
+)
+from parlour.service.store import (
+    ConcurrencyConflict,
+    DuplicateRequest,
+    EventStore,
+    NewEvent,
+    SeatRow,
+    StoredEvent,
+    TableRow,
+    UnknownTable,
+)
+from parlour.service.upcast import current_version
+
+__all__ = [
+    "DB_THREADS",
+    "Credentials",
+    "GameService",
+    "MoveSpec",
+    "SeatChoice",
+    "Snapshot",
+    "Waiter",
+]
+
+log = logging.getLogger("parlour.service")
+
+T = TypeVar("T")
+
+#: Threads that run store calls. The store's connection pool should be at
+#: least this large, or it opens and closes overflow connections under load.
+DB_THREADS = 8
+
+#: A move as the client gave it: a legal-action id (int), action text, or an Action.
+MoveSpec = int | str | Action
+#: (table_id, seat, worker_id, expected_version) -> None, or raises TurnLeased
+BotActGuard = Callable[[str, int, str | None, int | None], Awaitable[None]]
+
+
+class Waiter(Protocol):
+    """What the service needs of a notifier (see notify.py).
+
+    The notifier hears this process's appends from the store itself
+    (``make_notifier(store)`` registers it as a listener), and other
+    replicas' appends through Postgres NOTIFY.
+    """
+
+    async def wait(self, game_id: str, after_seq: int, timeout: float) -> None: ...
+
+    def notify_all(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A seat's (or spectator's) view of a table at ``version``.
+
+    ``view`` is None while the table is open (the lobby has no engine state).
+    ``events`` are those since the caller's last version (Watch only).
+    """
+
+    version: int
+    table: TableRow
+    view: View | None
+    events: tuple[StoredEvent, ...] = ()
+    duplicate: bool = False
+
+
+class GameService:
+    """The game service's application layer (one per process)."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        notifier: Waiter,
+        *,
+        worker_token: str | None = None,
+        cache_size: int = 4096,
+        threads: int = DB_THREADS,
+        rng: random.Random | None = None,
+        watch_poll_seconds: float = 15.0,
+    ) -> None:
+        self.store = store
+        self.notifier = notifier
+        self._worker_token_hash = auth.token_hash(worker_token) if worker_token else None
+        self._cache_size = cache_size
+        self._states: OrderedDict[str, Folded] = OrderedDict()
+        # Seats never change once a table is playing, so its row can be cached.
+        self._rows: OrderedDict[str, TableRow] = OrderedDict()
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="parlour-db")
+        self._rng = rng or secrets.SystemRandom()
+        self.watch_poll_seconds = watch_poll_seconds
+        self._closing = False
+        #: Called before a worker's Act for a bot seat as (table_id, seat, worker_id,
+        #: expected_version); raises TurnLeased when another worker holds the turn
+        #: (set by bots_rpc.BotTurns).
+        self.bot_act_guard: BotActGuard | None = None
+
+    @property
+    def closing(self) -> bool:
+        """True once :meth:`begin_shutdown` was called."""
+        return self._closing
+
+    def begin_shutdown(self) -> None:
+        """End every Watch stream with UNAVAILABLE, so its client resumes on another replica."""
+        self._closing = True
+        self.notifier.notify_all()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    async def _run(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, partial(call, *args, **kwargs))
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[table_id] = lock
+        return lock
+
+    def _remember(self, table_id: str, folded: Folded) -> None:
+        self._states[table_id] = folded
+        self._states.move_to_end(table_id)
+        while len(self._states) > self._cache_size:
+            self._states.popitem(last=False)
+
+    def _evict(self, table_id: str) -> None:
+        self._states.pop(table_id, None)
+
+    async def _table(self, table_id: str) -> TableRow:
+        """The table's row: cached once it is playing, read fresh while open."""
+        row = self._rows.get(table_id)
+        if row is not None:
+            self._rows.move_to_end(table_id)
+            return row
+        if not table_id:
+            raise BadRequest("table_id is required")
+        try:
+            row = await self._run(self.store.get_table, table_id)
+        except UnknownTable:
+            raise TableNotFound(f"no table {table_id!r}") from None
+        if row.status != OPEN:
+            self._rows[table_id] = row
+            while len(self._rows) > self._cache_size:
+                self._rows.popitem(last=False)
+        return row
+
+    async def _refresh(self, table_id: str, after: int | None = None) -> tuple[Folded, list[Any]]:
+        """Bring the cached fold up to the store's latest event (call under the lock).
+
+        Returns the fold and the events read, which start after
+        ``min(cached seq, after)`` so a watcher gets its events in the same read.
+        """
+        folded = self._states.get(table_id) or Folded()
+        start = folded.seq if after is None else min(folded.seq, after)
+        events = await self._run(self.store.read, table_id, start)
+        try:
+            fold(events, folded)
+        except BaseException:
+            self._evict(table_id)
+            raise
+        self._remember(table_id, folded)
+        return folded, events
+
+    def _check_seat(self, table: TableRow, seat: int, credentials: Credentials) -> SeatRow:
+        """The seat's row, once ``credentials`` prove the caller may act for it."""
+        if not 0 <= seat < table.seats:
+            raise BadRequest(
+                f"table {table.table_id} has seats 0 to {table.seats - 1}, not seat {seat}"
+            )
+        row = table.seat_rows[seat]
+        if row.kind == BOT and credentials.worker_token and not credentials.seat_token:
+            auth.check_token(credentials.worker_token, self._worker_token_hash, "worker")
+        else:
+            auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
+        return row
+
+    # -- the lobby -----------------------------------------------------------------------
+
+    async def host_table(
+        self,
+        game: str,
+        seats: int,
+        options: Mapping[str, object],
+        seat_setup: Sequence[SeatChoice] = (),
+        *,
+        name: str = "",
+        host_player_name: str = "",
+        host_takes_seat: bool = False,
+        host_seat: int | None = None,
+    ) -> Hosted:
+        """Set up a table seating exactly what the host asked for."""
+        info = get_game(game)
+        if seats == 0:
+            seats = len(seat_setup)
+        if seats == 0:
+            raise BadRequest("give the number of seats or a seat setup")
+        if seat_setup and len(seat_setup) != seats:
+            raise BadRequest(f"{seats} seats but a setup for {len(seat_setup)}")
+        resolved = info.resolve(seats, options)
+        choices = list(seat_setup) or [SeatChoice() for _ in range(seats)]
+        host_name = clean_name(host_player_name, "host_player_name", required=host_takes_seat)
+        seat_rows = [seat_row(seat, choice) for seat, choice in enumerate(choices)]
+        events = [
+            NewEvent(
+                TABLE_HOSTED,
+                {
+                    "game": info.id,
+                    "seats": seats,
+                    "options": resolved,
+                    "seat_kinds": [row.kind for row in seat_rows],
+                    "bot_levels": [row.bot_level or "" for row in seat_rows],
+                    "name": name or default_name(host_name, info),
+                },
+            )
+        ]
+        seat, seat_token = None, ""
+        if host_takes_seat:
+            seat = pick_seat(seat_rows, host_seat, seats)
+            seat_token = auth.new_token()
+            seat_rows[seat] = replace(
+                seat_rows[seat],
+                player_name=host_name,
+                token_hash=auth.token_hash(seat_token),
+                occupied=True,
+            )
+            events.append(NewEvent(SEAT_TAKEN, {"seat": seat, "player_name": host_name}))
+        host_token = auth.new_token()
+        row = TableRow(
+            table_id=secrets.token_hex(8),
+            game=info.id,
+            seats=seats,
+            options=dict(resolved),
+            status=OPEN,
+            host_token_hash=auth.token_hash(host_token),
+            version=len(events),
+            name=events[0].payload["name"],
+            seat_rows=tuple(seat_rows),
+        )
+        await self._run(self.store.create_table, row, events)
+        table = await self._run(self.store.get_table, row.table_id)
+        return Hosted(table, host_token, seat, seat_token)
+
+    async def list_tables(
+        self, status: str | None = OPEN, game: str | None = None, limit: int = 100
+    ) -> list[TableRow]:
+        if not 0 <= limit <= 500:
+            raise BadRequest(f"limit must be 0 to 500, not {limit}")
+        return await self._run(self.store.list_tables, status, game or None, limit or 100)
+
+    async def get_table(self, table_id: str) -> TableRow:
+        try:
+            return await self._run(self.store.get_table, table_id)
+        except UnknownTable:
+            raise TableNotFound(f"no table {table_id!r}") from None
+
+    async def join(self, table_id: str, player_name: str, seat: int | None = None) -> Joined:
+        """Take a free person seat (``seat``, or the lowest free one)."""
+        name = clean_name(player_name, "player_name", required=True)
+        for attempt in (0, 1):
+            table = await self.get_table(table_id)
+            require_open(table, "join")
+            taken = pick_seat(list(table.seat_rows), seat, table.seats)
+            token = auth.new_token()
+            row = replace(
+                table.seat_rows[taken],
+                player_name=name,
+                token_hash=auth.token_hash(token),
+                occupied=True,
+            )
+            try:
+                await self._run(
+                    self.store.append,
+                    table_id,
+                    table.version,
+                    [NewEvent(SEAT_TAKEN, {"seat": taken, "player_name": name})],
+                    seat_updates=[row],
+                )
+            except ConcurrencyConflict:
+                if attempt:
+                    raise LostRace("the table changed while joining; try again") from None
+                continue
+            return Joined(taken, token, await self.get_table(table_id))
+        raise AssertionError("unreachable")
+
+    async def leave(self, table_id: str, seat: int, credentials: Credentials) -> TableRow:
+        """Give up a seat at an open table; its token stops working."""
+        for attempt in (0, 1):
+            table = await self.get_table(table_id)
+            self._check_seat(table, seat, credentials)
+            require_open(table, "leave")
+            freed = SeatRow(seat=seat, kind=PERSON)
+            try:
+                await self._run(
+                    self.store.append,
+                    table_id,
+                    table.version,
+                    [NewEvent(SEAT_LEFT, {"seat": seat})],
+                    seat_updates=[freed],
+                )
+            except ConcurrencyConflict:
+                if attempt:
+                    raise LostRace("the table changed while leaving; try again") from None
+                continue
+            return await self.get_table(table_id)
+        raise AssertionError("unreachable")
+
+    async def start(self, table_id: str, credentials: Credentials) -> TableRow:
+        """Start the game (host only, every seat filled) and deal the first hand."""
+        table = await self.get_table(table_id)
+        auth.check_token(credentials.host_token, table.host_token_hash, "host")
+        require_open(table, "start")
+        empty = [row.seat for row in table.seat_rows if not row.occupied]
+        if empty:
+            raise WrongTableState(
+                f"seat {empty[0]} is still free; every seat must be taken before the start"
+            )
+        async with self._lock(table_id):
+            folded, _ = await self._refresh(table_id)
+            folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED))
+            state = folded.state
+            assert state is not None
+            events = [NewEvent(GAME_STARTED, {}), *self._chance(state)]
+            try:
+                stored = await self._run(
+                    self.store.append, table_id, table.version, events, table_status=PLAYING
+                )
+            except ConcurrencyConflict:
+                raise LostRace("the table changed while starting; try again") from None
+            finally:
+                self._evict(table_id)
+            folded.seq = stored[-1].seq
+            self._remember(table_id, folded)
+        return await self.get_table(table_id)
+
+    # -- play ----------------------------------------------------------------------------
+
+    async def view(self, table_id: str, seat: int | None, credentials: Credentials) -> Snapshot:
+        """The view of ``seat`` (None: a spectator) at the table's latest version."""
+        table = await self._table(table_id)
+        if seat is not None:
+            self._check_seat(table, seat, credentials)
+        if table.status == OPEN:
+            return Snapshot(table.version, table, None)
+        async with self._lock(table_id):
+            folded, _ = await self._refresh(table_id)
+            state = _started(folded, table_id)
+            return Snapshot(folded.seq, table, state.view(seat))
+
+    async def act(
+        self,
+        table_id: str,
+        seat: int,
+        credentials: Credentials,
+        move: MoveSpec,
+        *,
+        expected_version: int | None = None,
+        request_id: str = "",
+    ) -> Snapshot:
+        """Apply ``move`` for ``seat``; at most once per ``request_id``."""
+        table = await self._table(table_id)
+        row = self._check_seat(table, seat, credentials)
+        if isinstance(move, int) and expected_version is None:
+            raise BadRequest("a legal_action_id needs the expected_version it was listed at")
+        try:
+            if table.status == OPEN:
+                raise WrongTableState(f"the game at table {table_id} has not started")
+            if row.kind == BOT and self.bot_act_guard is not None:
+                await self.bot_act_guard(table_id, seat, credentials.worker_id, expected_version)
+            return await self._act(table, seat, move, expected_version, request_id)
+        except (EngineError, StaleVersion, LostRace, BadRequest, TurnLeased):
+            # A resent request whose first try got through is now stale or
+            # illegal; answer what the first try produced instead.
+            if request_id:
+                first = await self._run(self.store.find_request, table_id, request_id)
+                if first is not None:
+                    return await self._first_result(table, seat, first)
+            raise
+
+    async def _act(
+        self,
+        table: TableRow,
+        seat: int,
+        move: MoveSpec,
+        expected_version: int | None,
+        request_id: str,
+    ) -> Snapshot:
+        table_id = table.table_id
+        async with self._lock(table_id):
+            for attempt in (0, 1):
+                folded = self._states.get(table_id)
+                if (
+                    folded is None
+                    or attempt == 1
+                    or expected_version is None
+                    or expected_version > folded.seq
+                ):
+                    folded, _ = await self._refresh(table_id)
+                state = _started(folded, table_id)
+                if expected_version is not None and expected_version != folded.seq:
+                    raise StaleVersion(
+                        f"version {expected_version} is stale: table {table_id} is at "
+                        f"version {folded.seq}; fetch the view and decide again"
+                    )
+                action = _resolve(state, seat, move)
+                state.apply(seat, action)  # raises before changing anything
+                try:
+                    events, status = self._consequences(state, seat, action)
+                    stored = await self._run(
+                        self.store.append,
+                        table_id,
+                        folded.seq,
+                        events,
+                        request_id=request_id or None,
+                        table_status=status,
+                    )
+                except ConcurrencyConflict:
+                    self._evict(table_id)
+                    if expected_version is not None or attempt:
+                        raise LostRace(
+                            f"another move reached table {table_id} first; "
+                            "fetch the view and decide again"
+                        ) from None
+                    continue
+                except DuplicateRequest as duplicate:
+                    self._evict(table_id)
+                    return await self._first_result(table, seat, duplicate.first_seq)
+                except BaseException:
+                    self._evict(table_id)
+                    raise
+                folded.seq = stored[-1].seq
+                return Snapshot(folded.seq, table, state.view(seat))
+        raise AssertionError("unreachable")
+
+    def _consequences(
+        self, state: GameState, seat: int, action: Action
+    ) -> tuple[list[NewEvent], str | None]:
+        """The events an applied action produces: itself, a deal if due, the end if reached."""
+        events = [NewEvent(ACTION_TAKEN, {"seat": seat, "action": str(action)}, state.digest())]
+        events += self._chance(state)
+        if state.is_over:
+            events.append(
+                NewEvent(
+                    GAME_FINISHED,
+                    {"scores": list(state.scores()), "winners": list(state.winners())},
+                )
+            )
+            return events, FINISHED
+        return events, None
+
+    def _chance(self, state: GameState) -> list[NewEvent]:
+        """Shuffle and deal if the game waits for chance (the deck is recorded)."""
+        events = []
+        while (cards := state.chance()) is not None:
+            deck = list(cards)
+            self._rng.shuffle(deck)
+            state.deal(deck)
+            events.append(
+                NewEvent(
+                    CARDS_DEALT,
+                    {"cards": [str(card) for card in deck]},
+                    state.digest(),
+                    schema_version=current_version(CARDS_DEALT),
+                )
+            )
+        return events
+
+    async def _first_result(self, table: TableRow, seat: int, first_seq: int) -> Snapshot:
+        """What a request answered the first time: the seat's view after its events."""
+        events = await self._run(self.store.read, table.table_id, 0)
+        end = first_seq
+        for event in events[first_seq:]:  # seq n is events[n - 1]
+            if event.type not in (CARDS_DEALT, GAME_FINISHED):
+                break
+            end = event.seq
+        folded = fold(event for event in events if event.seq <= end)
+        state = _started(folded, table.table_id)
+        return Snapshot(end, table, state.view(seat), duplicate=True)
+
+    async def watch(
+        self, table_id: str, seat: int | None, credentials: Credentials, from_version: int = 0
+    ) -> AsyncIterator[Snapshot]:
+        """Views as the table changes, starting after ``from_version``; ends when the game does."""
+        table = await self._table(table_id)
+        if seat is not None:
+            self._check_seat(table, seat, credentials)
+        sent = max(from_version, 0)
+        while True:
+            snapshot, over = await self._changes_since(table_id, seat, sent)
+            if snapshot is not None:
+                yield snapshot
+                sent = snapshot.version
+            if over:
+                return
+            if self._closing:
+                raise ShuttingDown("this server is shutting down; resume the watch elsewhere")
+            await self.notifier.wait(table_id, sent, self.watch_poll_seconds)
+            if self._closing:
+                raise ShuttingDown("this server is shutting down; resume the watch elsewhere")
+
+    async def _changes_since(
+        self, table_id: str, seat: int | None, sent: int
+    ) -> tuple[Snapshot | None, bool]:
+        """The snapshot after ``sent`` (None if nothing new) and whether the game is over."""
+        table = await self._table(table_id)
+        if table.status == OPEN:
+            if table.version <= sent:
+                return None, False
+            events = await self._run(self.store.read, table_id, sent, table.version)
+            return Snapshot(table.version, table, None, tuple(events)), False
+        async with self._lock(table_id):
+            folded, events = await self._refresh(table_id, after=sent)
+            state = _started(folded, table_id)
+            if folded.seq <= sent:
+                return None, state.is_over
+            view = state.view(seat)
+        news = tuple(event for event in events if event.seq > sent)
+        if len(news) < folded.seq - sent:  # the cache was ahead of what we read
+            news = tuple(await self._run(self.store.read, table_id, sent, folded.seq))
+        return Snapshot(folded.seq, table, view, news), view.is_over
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _resolve(state: GameState, seat: int, move: MoveSpec) -> Action:
+    if isinstance(move, Action):
+        return move
+    if isinstance(move, str):
+        return Action.parse(move)
+    legal = state.legal_actions(seat)
+    if not 1 <= move <= len(legal):
+        raise BadRequest(
+            f"no legal action {move} for seat {seat}: the view lists ids 1 to {len(legal)}"
+        )
+    return legal[move - 1]
+
+
+def _started(folded: Folded, table_id: str) -> GameState:
+    if folded.seq == 0:
+        raise TableNotFound(f"no table {table_id!r}")
+    if folded.state is None:
+        raise WrongTableState(f"the game at table {table_id} has not started")
+    return folded.state
+
+
+def _synthetic(table_id: str, seq: int, kind: str) -> StoredEvent:
+    """An event folded into the cache ahead of its append (evicted if the append fails)."""
+    from datetime import UTC, datetime
+
+    return StoredEvent(table_id, seq, kind, 1, {}, "", None, datetime.now(UTC))

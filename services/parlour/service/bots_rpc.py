@@ -1,0 +1,236 @@
+"""BotService: handing the bots' turns to AI workers, one worker per turn, under a lease.
+
+A bot turn is a bot seat that the engine lists in ``to_act`` at a table being
+played. :class:`BotTurns` finds them (the store lists the bot seats of tables
+in play; which of them are to act is the engine's to say, so each table's
+fold is asked, once per version) and leases one to the claiming worker with
+``store.claim_bot_turn``: one atomic upsert, so two workers never hold the
+same live lease. A lease is for one version of the table: once the table
+moves on, the turn is over and the seat is claimable again; a worker that
+dies mid-turn holds it only until the lease expires.
+
+The lease is about sharing out the work, not about safety: an Act still
+names the version it was decided at, and the event log takes one move per
+version, so a turn can never be played twice whatever happens to leases.
+Still, an Act from a worker that does not hold a live lease on the turn is
+refused (``check_act``, the service's ``bot_act_guard``), so that a slow
+worker whose lease ran out cannot cut in on the worker now playing the turn.
+
+An idle worker long-polls: ClaimTurn waits on the notifier for any table to
+move (a move, a start) and looks again; while turns are held by other
+workers it also looks again every quarter lease, to catch expiries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from parlour.engine.view import View
+from parlour.service import auth, convert
+from parlour.service.app import Credentials, GameService
+from parlour.service.errors import BadRequest, TurnLeased
+from parlour.service.grpc_server import Context, credentials, unary
+from parlour.service.notify import Notifier
+from parlour.service.store import TableRow, utcnow
+from parlour.v1 import bots_pb2, bots_pb2_grpc
+
+log = logging.getLogger("parlour.service.bots")
+
+#: How long a worker holds a turn it claimed unless it plays it sooner.
+DEFAULT_LEASE_SECONDS = 5.0
+MAX_WAIT_SECONDS = 60.0
+MAX_WORKER_ID = 100
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A bot turn leased to a worker: the seat's own view at ``version``."""
+
+    table: TableRow
+    seat: int
+    version: int
+    view: View
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class _Turns:
+    """Who is to act at a table at one version (cached per table)."""
+
+    version: int
+    game: str
+    to_act: frozenset[int]
+
+
+class BotTurns:
+    """Finds bot turns, leases them to workers and checks workers' Acts against the leases."""
+
+    def __init__(
+        self,
+        app: GameService,
+        notifier: Notifier,
+        *,
+        worker_token: str | None,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+    ) -> None:
+        if lease_seconds <= 0:
+            raise ValueError(f"lease_seconds must be positive, not {lease_seconds}")
+        self.app = app
+        self.notifier = notifier
+        self.lease_seconds = lease_seconds
+        self._token_hash = auth.token_hash(worker_token) if worker_token else None
+        # the service checks the bot seat's view request like any worker's
+        self._as_worker = Credentials(worker_token=worker_token)
+        self._turns: dict[str, _Turns] = {}
+
+    def check_worker(self, given: Credentials) -> None:
+        """Raise MissingToken / WrongToken unless the call carries the worker token."""
+        auth.check_token(given.worker_token, self._token_hash, "worker")
+
+    async def claim(
+        self, worker_id: str, wait_seconds: float, games: frozenset[str] = frozenset()
+    ) -> Claim | None:
+        """Lease one bot turn to ``worker_id``, waiting up to ``wait_seconds`` for one."""
+        worker_id = _worker_id(worker_id)
+        if not 0 <= wait_seconds <= MAX_WAIT_SECONDS:
+            raise BadRequest(f"wait_seconds must be 0 to {MAX_WAIT_SECONDS:g}, not {wait_seconds}")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_seconds
+        while not self.app.closing:
+            mark = self.notifier.changes
+            candidates = await self._candidates(games)
+            if candidates:
+                claimed_at = utcnow()
+                taken = await asyncio.to_thread(
+                    self.app.store.claim_bot_turn, worker_id, self.lease_seconds, candidates
+                )
+                if taken is not None:
+                    expires_at = claimed_at + timedelta(seconds=self.lease_seconds)
+                    claim = await self._seat_view(*taken, expires_at)
+                    if claim is not None:
+                        return claim
+                    continue  # the table moved on under the claim: look again at once
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return None
+            if candidates:  # held by other workers: their leases may run out
+                remaining = min(remaining, max(0.05, self.lease_seconds / 4))
+            await self.notifier.wait_any(mark, remaining)
+        return None
+
+    async def release(self, worker_id: str, table_id: str, seat: int) -> bool:
+        """Give back ``worker_id``'s lease on the seat's turn, if it holds one."""
+        worker_id = _worker_id(worker_id)
+        if not table_id:
+            raise BadRequest("table_id is required")
+        return await asyncio.to_thread(self.app.store.release_lease, table_id, seat, worker_id)
+
+    async def check_act(
+        self, table_id: str, seat: int, worker_id: str | None, expected_version: int | None
+    ) -> None:
+        """Refuse a worker's Act for a bot seat whose turn another worker holds a live lease on.
+
+        A lease granted at an earlier version than the one the Act was decided
+        at is for a turn already over, and does not count.
+        """
+        lease = await asyncio.to_thread(self.app.store.get_lease, table_id, seat)
+        if lease is None or lease.worker_id == worker_id:
+            return
+        left = (lease.expires_at - utcnow()).total_seconds()
+        if left <= 0 or (expected_version is not None and lease.version < expected_version):
+            return
+        raise TurnLeased(
+            f"seat {seat}'s turn at table {table_id} (version {lease.version}) is leased to "
+            f"worker {lease.worker_id!r} for {left:.1f} s more; claim another turn"
+        )
+
+    async def _candidates(self, games: frozenset[str]) -> list[tuple[str, int, int]]:
+        """(table_id, seat, version) of every bot seat to act now, the longest-waiting first."""
+        bot_seats = await asyncio.to_thread(self.app.store.bot_turn_candidates)
+        versions: dict[str, int] = {}
+        for table_id, _seat, version in bot_seats:
+            versions.setdefault(table_id, version)
+        turns: dict[str, _Turns] = {}
+        for table_id, version in versions.items():
+            known = self._turns.get(table_id)
+            if known is None or known.version < version:
+                known = await self._who_acts(table_id, version)
+            turns[table_id] = known
+        self._turns = turns  # finished tables drop out
+        return [
+            (table_id, seat, turns[table_id].version)
+            for table_id, seat, _version in bot_seats
+            if seat in turns[table_id].to_act and (not games or turns[table_id].game in games)
+        ]
+
+    async def _who_acts(self, table_id: str, version: int) -> _Turns:
+        try:
+            snap = await self.app.view(table_id, None, Credentials())
+        except Exception:  # one broken table must not stop every bot
+            log.exception("cannot fold table %s for its bot turns", table_id)
+            return _Turns(version, "", frozenset())
+        to_act = frozenset(snap.view.to_act) if snap.view is not None else frozenset()
+        return _Turns(snap.version, snap.table.game, to_act)
+
+    async def _seat_view(
+        self, table_id: str, seat: int, version: int, expires_at: datetime
+    ) -> Claim | None:
+        """The claimed seat's own view, or None if the table is no longer at that turn."""
+        snap = await self.app.view(table_id, seat, self._as_worker)
+        if snap.version != version or snap.view is None or seat not in snap.view.to_act:
+            return None
+        return Claim(snap.table, seat, version, snap.view, expires_at)
+
+
+def _worker_id(worker_id: str) -> str:
+    cleaned = worker_id.strip()
+    if not cleaned:
+        raise BadRequest("worker_id is required")
+    if len(cleaned) > MAX_WORKER_ID:
+        raise BadRequest(f"worker_id is longer than {MAX_WORKER_ID} characters")
+    return cleaned
+
+
+class BotServicer(bots_pb2_grpc.BotServiceServicer):
+    """BotService over :class:`BotTurns`."""
+
+    def __init__(self, turns: BotTurns) -> None:
+        self.turns = turns
+
+    @unary
+    async def ClaimTurn(
+        self, request: bots_pb2.ClaimTurnRequest, context: Context
+    ) -> bots_pb2.ClaimTurnResponse:
+        self.turns.check_worker(credentials(context))
+        wait = request.wait_seconds
+        left = context.time_remaining()
+        if left is not None:  # answer (empty-handed) before the caller's deadline
+            wait = max(0.0, min(wait, left - 0.5))
+        claim = await self.turns.claim(request.worker_id, wait, frozenset(request.games))
+        if claim is None:
+            return bots_pb2.ClaimTurnResponse(claimed=False)
+        response = bots_pb2.ClaimTurnResponse(
+            claimed=True,
+            table_id=claim.table.table_id,
+            seat=claim.seat,
+            game=claim.table.game,
+            bot_level=claim.table.seat_rows[claim.seat].bot_level or "",
+            version=claim.version,
+            view=convert.view(claim.view, claim.table),
+            options={
+                name: convert.option_text(value) for name, value in claim.table.options.items()
+            },
+        )
+        response.lease_expires_at.FromDatetime(claim.expires_at)
+        return response
+
+    @unary
+    async def ReleaseTurn(
+        self, request: bots_pb2.ReleaseTurnRequest, context: Context
+    ) -> bots_pb2.ReleaseTurnResponse:
+        self.turns.check_worker(credentials(context))
+        released = await self.turns.release(request.worker_id, request.table_id, request.seat)
+        return bots_pb2.ReleaseTurnResponse(released=released)

@@ -1,0 +1,317 @@
+"""Conversions between engine values and the contract's messages.
+
+Only a seat's own view (``state.view(seat)``) is ever converted for that
+seat, and a spectator gets ``state.view(None)``: the engine already leaves
+other seats' cards out, so hidden information cannot cross here. Event
+descriptions go through ``fold.describe``, which hides a Hearts pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from parlour.engine.actions import Action, ActionKind
+from parlour.engine.cards import Card, Rank, Suit
+from parlour.engine.errors import MalformedAction
+from parlour.engine.options import OptionSpec, OptionType
+from parlour.engine.registry import GameInfo
+from parlour.engine.view import PlayerView, Trick, View
+from parlour.service.fold import describe
+from parlour.service.store import StoredEvent, TableRow
+from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
+
+SUIT_TO_PROTO: dict[Suit | None, common_pb2.Suit.ValueType] = {
+    None: common_pb2.SUIT_UNSPECIFIED,
+    Suit.CLUBS: common_pb2.SUIT_CLUBS,
+    Suit.DIAMONDS: common_pb2.SUIT_DIAMONDS,
+    Suit.HEARTS: common_pb2.SUIT_HEARTS,
+    Suit.SPADES: common_pb2.SUIT_SPADES,
+}
+SUIT_FROM_PROTO = {value: suit for suit, value in SUIT_TO_PROTO.items()}
+
+KIND_TO_PROTO: dict[ActionKind, common_pb2.ActionKind.ValueType] = {
+    ActionKind.PLAY: common_pb2.ACTION_KIND_PLAY,
+    ActionKind.BID: common_pb2.ACTION_KIND_BID,
+    ActionKind.PASS: common_pb2.ACTION_KIND_PASS,
+    ActionKind.DRAW: common_pb2.ACTION_KIND_DRAW,
+    ActionKind.NAME_TRUMP: common_pb2.ACTION_KIND_NAME_TRUMP,
+    ActionKind.GIVE: common_pb2.ACTION_KIND_GIVE,
+}
+KIND_FROM_PROTO = {value: kind for kind, value in KIND_TO_PROTO.items()}
+
+OPTION_TYPE_TO_PROTO = {
+    OptionType.BOOL: catalogue_pb2.OPTION_TYPE_BOOL,
+    OptionType.INT: catalogue_pb2.OPTION_TYPE_INT,
+    OptionType.CHOICE: catalogue_pb2.OPTION_TYPE_CHOICE,
+}
+STATUS_TO_PROTO = {
+    "open": lobby_pb2.TABLE_STATUS_OPEN,
+    "playing": lobby_pb2.TABLE_STATUS_PLAYING,
+    "finished": lobby_pb2.TABLE_STATUS_FINISHED,
+}
+STATUS_FROM_PROTO = {value: status for status, value in STATUS_TO_PROTO.items()}
+SEAT_KIND_TO_PROTO = {"person": lobby_pb2.SEAT_KIND_PERSON, "bot": lobby_pb2.SEAT_KIND_BOT}
+SEAT_KIND_FROM_PROTO = {
+    lobby_pb2.SEAT_KIND_UNSPECIFIED: "person",
+    lobby_pb2.SEAT_KIND_PERSON: "person",
+    lobby_pb2.SEAT_KIND_BOT: "bot",
+}
+
+
+# -- catalogue -------------------------------------------------------------------------------
+
+
+def option_text(value: object) -> str:
+    """An option value as the contract writes it ("true", "7", "no_passing")."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def option_spec(spec: OptionSpec) -> catalogue_pb2.OptionSpec:
+    return catalogue_pb2.OptionSpec(
+        name=spec.name,
+        type=OPTION_TYPE_TO_PROTO[spec.type],
+        default_value=option_text(spec.default),
+        allowed_values=[option_text(value) for value in spec.allowed],
+        description=spec.description,
+    )
+
+
+def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
+    return catalogue_pb2.GameInfo(
+        id=info.id,
+        name=info.name,
+        min_seats=info.min_seats,
+        max_seats=info.max_seats,
+        options=[option_spec(spec) for spec in info.options],
+        summary=info.summary,
+        rules_text=info.rules_text if with_rules else "",
+    )
+
+
+# -- lobby -----------------------------------------------------------------------------------
+
+
+def table(row: TableRow) -> lobby_pb2.Table:
+    created, updated = Timestamp(), Timestamp()
+    created.FromDatetime(row.created_at)
+    updated.FromDatetime(row.updated_at)
+    return lobby_pb2.Table(
+        table_id=row.table_id,
+        game=row.game,
+        name=row.name,
+        seat_count=row.seats,
+        seats=[
+            lobby_pb2.Seat(
+                seat=seat.seat,
+                kind=SEAT_KIND_TO_PROTO.get(seat.kind, lobby_pb2.SEAT_KIND_UNSPECIFIED),
+                bot_level=seat.bot_level or "",
+                player_name=seat.player_name or "",
+                occupied=seat.occupied,
+            )
+            for seat in row.seat_rows
+        ],
+        options={name: option_text(value) for name, value in row.options.items()},
+        status=STATUS_TO_PROTO.get(row.status, lobby_pb2.TABLE_STATUS_UNSPECIFIED),
+        version=row.version,
+        created_at=created,
+        updated_at=updated,
+    )
+
+
+# -- actions ---------------------------------------------------------------------------------
+
+
+def action(value: Action) -> common_pb2.Action:
+    message = common_pb2.Action(
+        kind=KIND_TO_PROTO[value.kind],
+        card=str(value.card) if value.card is not None else "",
+        suit=SUIT_TO_PROTO[value.suit],
+        no_trump=value.no_trump,
+        text=str(value),
+    )
+    if value.number is not None:
+        message.number = value.number
+    return message
+
+
+def action_from_proto(message: common_pb2.Action) -> Action:
+    """The engine action a request spells out (text wins over the structured fields)."""
+    if message.text:
+        return Action.parse(message.text)
+    kind = KIND_FROM_PROTO.get(message.kind)
+    if kind is None:
+        raise MalformedAction("action notation", "set the action's text or its kind")
+    card = Card.parse(message.card) if message.card else None
+    suit = SUIT_FROM_PROTO.get(message.suit)
+    if kind in (ActionKind.PLAY, ActionKind.GIVE) and card is None:
+        raise MalformedAction("action notation", f"a {kind.value} action needs a card")
+    if kind is ActionKind.BID and not message.HasField("number"):
+        raise MalformedAction("action notation", "a bid needs a number")
+    if kind is ActionKind.NAME_TRUMP and suit is None:
+        raise MalformedAction("action notation", "naming trump needs a suit")
+    if kind is ActionKind.PLAY:
+        assert card is not None
+        return Action.play(card, suit)
+    if kind is ActionKind.GIVE:
+        assert card is not None
+        return Action.give(card)
+    if kind is ActionKind.BID:
+        return Action.bid(message.number, message.no_trump)
+    if kind is ActionKind.NAME_TRUMP:
+        assert suit is not None
+        return Action.name_trump(suit)
+    return Action(kind)
+
+
+def card_label(card: Card) -> str:
+    if card.rank == Rank.WIZARD:
+        return "Wizard"
+    if card.rank == Rank.JESTER:
+        return "Jester"
+    return card.rank.char + card.suit.symbol
+
+
+def label(value: Action) -> str:
+    """A short menu label: "play Q♠", "bid 7 no trump", "trump: hearts"."""
+    kind = value.kind
+    if kind is ActionKind.PLAY:
+        assert value.card is not None
+        named = f", name {value.suit.word}" if value.suit is not None else ""
+        return f"play {card_label(value.card)}{named}"
+    if kind is ActionKind.GIVE:
+        assert value.card is not None
+        return f"give {card_label(value.card)}"
+    if kind is ActionKind.BID:
+        return f"bid {value.number}{' no trump' if value.no_trump else ''}"
+    if kind is ActionKind.NAME_TRUMP:
+        assert value.suit is not None
+        return f"trump: {value.suit.word}"
+    if kind is ActionKind.DRAW:
+        return "draw a card"
+    return "pass"
+
+
+# -- views -----------------------------------------------------------------------------------
+
+
+def _cards(cards: Iterable[Card]) -> list[str]:
+    return [str(card) for card in cards]
+
+
+def _trick(trick: Trick) -> play_pb2.Trick:
+    message = play_pb2.Trick(
+        leader=trick.leader,
+        plays=[play_pb2.PlayedCard(seat=play.seat, card=str(play.card)) for play in trick.plays],
+        led_suit=SUIT_TO_PROTO[trick.led_suit],
+    )
+    if trick.winner is not None:
+        message.winner = trick.winner
+    return message
+
+
+def _player(player: PlayerView, row: TableRow) -> play_pb2.Player:
+    seat = row.seat_rows[player.seat] if player.seat < len(row.seat_rows) else None
+    message = play_pb2.Player(
+        seat=player.seat,
+        hand_size=player.hand_size,
+        score=player.score,
+        tricks_taken=player.tricks_taken,
+        bid=player.bid,
+        points_this_hand=player.points_this_hand,
+        player_name=(seat.player_name or "") if seat else "",
+        kind=SEAT_KIND_TO_PROTO.get(seat.kind if seat else "", lobby_pb2.SEAT_KIND_UNSPECIFIED),
+    )
+    if player.team is not None:
+        message.team = player.team
+    return message
+
+
+def view(value: View, row: TableRow) -> play_pb2.View:
+    """The contract's View of an engine view (one seat's, or a spectator's)."""
+    status = "finished" if value.is_over else "playing"
+    message = play_pb2.View(
+        game=value.game,
+        seat_count=value.seats,
+        phase=value.phase,
+        hand_number=value.hand_number,
+        dealer=value.dealer,
+        to_act=value.to_act,
+        hand=_cards(value.hand),
+        players=[_player(player, row) for player in value.players],
+        legal_actions=[
+            common_pb2.LegalAction(id=number, action=action(legal), label=label(legal))
+            for number, legal in enumerate(value.legal_actions, start=1)
+        ],
+        trump=SUIT_TO_PROTO[value.trump],
+        trump_text=value.trump_text,
+        turned_card=str(value.turned_card) if value.turned_card is not None else "",
+        tricks=[_trick(trick) for trick in value.tricks],
+        history=[play_pb2.Move(seat=move.seat, text=move.text) for move in value.history],
+        suit_in_force=SUIT_TO_PROTO[value.suit_in_force],
+        suit_in_force_text=value.suit_in_force_text,
+        top_card=str(value.top_card) if value.top_card is not None else "",
+        contract=value.contract,
+        pass_direction=value.pass_direction,
+        passed_cards=_cards(value.passed_cards),
+        received_cards=_cards(value.received_cards),
+        hand_scores=[play_pb2.HandScore(points=points) for points in value.hand_scores],
+        scores=value.scores,
+        is_over=value.is_over,
+        winners=value.winners,
+        notes=value.notes,
+        table_status=STATUS_TO_PROTO[status],
+    )
+    if value.seat is not None:
+        message.seat = value.seat
+    if value.current_trick is not None:
+        message.current_trick.CopyFrom(_trick(value.current_trick))
+    if value.last_trick is not None:
+        message.last_trick.CopyFrom(_trick(value.last_trick))
+    if value.stock_count is not None:
+        message.stock_count = value.stock_count
+    if value.hearts_broken is not None:
+        message.hearts_broken = value.hearts_broken
+    return message
+
+
+def lobby_view(row: TableRow, seat: int | None) -> play_pb2.View:
+    """The view of a table that has not started: seats and names, no cards."""
+    message = play_pb2.View(
+        game=row.game,
+        seat_count=row.seats,
+        phase="lobby",
+        players=[
+            play_pb2.Player(
+                seat=seat_row.seat,
+                player_name=seat_row.player_name or "",
+                kind=SEAT_KIND_TO_PROTO.get(seat_row.kind, lobby_pb2.SEAT_KIND_UNSPECIFIED),
+            )
+            for seat_row in row.seat_rows
+        ],
+        table_status=STATUS_TO_PROTO.get(row.status, lobby_pb2.TABLE_STATUS_UNSPECIFIED),
+    )
+    if seat is not None:
+        message.seat = seat
+    return message
+
+
+def any_view(value: View | None, row: TableRow, seat: int | None) -> play_pb2.View:
+    return lobby_view(row, seat) if value is None else view(value, row)
+
+
+def public_event(event: StoredEvent, viewer: int | None) -> play_pb2.PublicEvent:
+    seat, taken, text = describe(event, viewer)
+    message = play_pb2.PublicEvent(version=event.seq, type=event.type, text=text)
+    if seat is not None:
+        message.seat = seat
+    if taken is not None:
+        if taken.card is None and taken.kind is ActionKind.GIVE:
+            message.action.kind = common_pb2.ACTION_KIND_GIVE
+            message.action.text = "give"
+        else:
+            message.action.CopyFrom(action(taken))
+    return message

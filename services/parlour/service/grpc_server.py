@@ -1,0 +1,420 @@
+"""The gRPC entry point: typed grpc.aio servicers over the application layer.
+
+Servicers only translate: request message -> application call -> response
+message. Every exception goes through ``errors.status_for`` (the one mapping
+to status codes), so an unexpected error is logged and answered deliberately,
+never as UNKNOWN. Health checking and server reflection are registered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias, TypeVar
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from parlour.engine.registry import GameInfo, all_games, get_game
+from parlour.service import auth, convert
+from parlour.service.app import DB_THREADS, Credentials, GameService, MoveSpec, SeatChoice
+from parlour.service.errors import BadRequest, status_for
+from parlour.service.notify import Notifier, make_notifier
+from parlour.service.store import EventStore
+from parlour.v1 import (
+    bots_pb2,
+    bots_pb2_grpc,
+    catalogue_pb2,
+    catalogue_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    play_pb2,
+    play_pb2_grpc,
+    replay_pb2,
+    replay_pb2_grpc,
+)
+
+log = logging.getLogger("parlour.service")
+
+Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+S = TypeVar("S")
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+def _service_name(module: Any, service: str) -> str:
+    return str(module.DESCRIPTOR.services_by_name[service].full_name)
+
+
+SERVICE_NAMES = (
+    _service_name(catalogue_pb2, "CatalogueService"),
+    _service_name(lobby_pb2, "LobbyService"),
+    _service_name(play_pb2, "PlayService"),
+    _service_name(replay_pb2, "ReplayService"),
+    _service_name(bots_pb2, "BotService"),
+)
+
+
+def unary(
+    method: Callable[[S, Req, Context], Awaitable[Resp]],
+) -> Callable[[S, Req, Context], Awaitable[Resp]]:
+    """Answer every exception of a unary handler with its mapped status."""
+
+    @functools.wraps(method)
+    async def guarded(self: S, request: Req, context: Context) -> Resp:
+        try:
+            return await method(self, request, context)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            code, message = status_for(error)
+            await context.abort(code, message)
+            raise AssertionError("abort returned") from error
+
+    return guarded
+
+
+def streaming(
+    method: Callable[[S, Req, Context], AsyncIterator[Resp]],
+) -> Callable[[S, Req, Context], AsyncIterator[Resp]]:
+    """Answer every exception of a server-streaming handler with its mapped status."""
+
+    @functools.wraps(method)
+    async def guarded(self: S, request: Req, context: Context) -> AsyncIterator[Resp]:
+        try:
+            async for item in method(self, request, context):
+                yield item
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except Exception as error:
+            code, message = status_for(error)
+            await context.abort(code, message)
+
+    return guarded
+
+
+def credentials(context: Context) -> Credentials:
+    """The tokens in the call's metadata."""
+    found: dict[str, str] = {}
+    for key, value in context.invocation_metadata() or ():
+        if key in (
+            auth.SEAT_TOKEN_KEY,
+            auth.HOST_TOKEN_KEY,
+            auth.WORKER_TOKEN_KEY,
+            auth.WORKER_ID_KEY,
+        ):
+            found[key] = value if isinstance(value, str) else value.decode()
+    return Credentials(
+        seat_token=found.get(auth.SEAT_TOKEN_KEY),
+        host_token=found.get(auth.HOST_TOKEN_KEY),
+        worker_token=found.get(auth.WORKER_TOKEN_KEY),
+        worker_id=found.get(auth.WORKER_ID_KEY),
+    )
+
+
+class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
+    """CatalogueService: the games and their option schemas (straight from the registry).
+
+    ``bot_levels`` (game id -> levels) is injected by whoever knows the bots
+    (the CLI); the service layer itself never imports them.
+    """
+
+    def __init__(self, bot_levels: Mapping[str, Sequence[str]] | None = None) -> None:
+        self.bot_levels = dict(bot_levels or {})
+
+    @unary
+    async def ListGames(
+        self, request: catalogue_pb2.ListGamesRequest, context: Context
+    ) -> catalogue_pb2.ListGamesResponse:
+        games = [self._info(info, with_rules=False) for info in all_games()]
+        return catalogue_pb2.ListGamesResponse(games=games)
+
+    @unary
+    async def GetGame(
+        self, request: catalogue_pb2.GetGameRequest, context: Context
+    ) -> catalogue_pb2.GetGameResponse:
+        if not request.game:
+            raise BadRequest("game is required")
+        info = get_game(request.game)
+        return catalogue_pb2.GetGameResponse(game=self._info(info, with_rules=True))
+
+    def _info(self, info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
+        message = convert.game_info(info, with_rules=with_rules)
+        message.bot_levels.extend(self.bot_levels.get(info.id, ()))
+        return message
+
+
+class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
+    """LobbyService over :class:`GameService`."""
+
+    def __init__(self, app: GameService) -> None:
+        self.app = app
+
+    @unary
+    async def HostTable(
+        self, request: lobby_pb2.HostTableRequest, context: Context
+    ) -> lobby_pb2.HostTableResponse:
+        setup = [
+            SeatChoice(convert.SEAT_KIND_FROM_PROTO.get(seat.kind, "?"), seat.bot_level)
+            for seat in request.seat_setup
+        ]
+        hosted = await self.app.host_table(
+            request.game,
+            request.seats,
+            dict(request.options),
+            setup,
+            name=request.name,
+            host_player_name=request.host_player_name,
+            host_takes_seat=request.host_takes_seat,
+            host_seat=request.host_seat if request.HasField("host_seat") else None,
+        )
+        response = lobby_pb2.HostTableResponse(
+            table=convert.table(hosted.table),
+            host_token=hosted.host_token,
+            seat_token=hosted.seat_token,
+        )
+        if hosted.seat is not None:
+            response.seat = hosted.seat
+        return response
+
+    @unary
+    async def ListTables(
+        self, request: lobby_pb2.ListTablesRequest, context: Context
+    ) -> lobby_pb2.ListTablesResponse:
+        status = convert.STATUS_FROM_PROTO.get(request.status, "open")
+        rows = await self.app.list_tables(status, request.game, request.limit)
+        return lobby_pb2.ListTablesResponse(tables=[convert.table(row) for row in rows])
+
+    @unary
+    async def GetTable(
+        self, request: lobby_pb2.GetTableRequest, context: Context
+    ) -> lobby_pb2.GetTableResponse:
+        row = await self.app.get_table(request.table_id)
+        return lobby_pb2.GetTableResponse(table=convert.table(row))
+
+    @unary
+    async def JoinTable(
+        self, request: lobby_pb2.JoinTableRequest, context: Context
+    ) -> lobby_pb2.JoinTableResponse:
+        seat = request.seat if request.HasField("seat") else None
+        joined = await self.app.join(request.table_id, request.player_name, seat)
+        return lobby_pb2.JoinTableResponse(
+            seat=joined.seat, seat_token=joined.seat_token, table=convert.table(joined.table)
+        )
+
+    @unary
+    async def LeaveTable(
+        self, request: lobby_pb2.LeaveTableRequest, context: Context
+    ) -> lobby_pb2.LeaveTableResponse:
+        row = await self.app.leave(request.table_id, request.seat, credentials(context))
+        return lobby_pb2.LeaveTableResponse(table=convert.table(row))
+
+    @unary
+    async def StartTable(
+        self, request: lobby_pb2.StartTableRequest, context: Context
+    ) -> lobby_pb2.StartTableResponse:
+        row = await self.app.start(request.table_id, credentials(context))
+        return lobby_pb2.StartTableResponse(table=convert.table(row))
+
+
+class PlayServicer(play_pb2_grpc.PlayServiceServicer):
+    """PlayService over :class:`GameService`."""
+
+    def __init__(self, app: GameService) -> None:
+        self.app = app
+
+    @unary
+    async def GetView(
+        self, request: play_pb2.GetViewRequest, context: Context
+    ) -> play_pb2.GetViewResponse:
+        seat = request.seat if request.HasField("seat") else None
+        snap = await self.app.view(request.table_id, seat, credentials(context))
+        return play_pb2.GetViewResponse(
+            version=snap.version, view=convert.any_view(snap.view, snap.table, seat)
+        )
+
+    @unary
+    async def Act(self, request: play_pb2.ActRequest, context: Context) -> play_pb2.ActResponse:
+        which = request.WhichOneof("move")
+        move: MoveSpec
+        if which == "legal_action_id":
+            move = request.legal_action_id
+        elif which == "action":
+            move = convert.action_from_proto(request.action)
+        else:
+            raise BadRequest("set legal_action_id or action")
+        snap = await self.app.act(
+            request.table_id,
+            request.seat,
+            credentials(context),
+            move,
+            expected_version=(
+                request.expected_version if request.HasField("expected_version") else None
+            ),
+            request_id=request.request_id,
+        )
+        return play_pb2.ActResponse(
+            version=snap.version,
+            view=convert.any_view(snap.view, snap.table, request.seat),
+            duplicate=snap.duplicate,
+        )
+
+    @streaming
+    async def Watch(
+        self, request: play_pb2.WatchRequest, context: Context
+    ) -> AsyncIterator[play_pb2.WatchResponse]:
+        seat = request.seat if request.HasField("seat") else None
+        updates = self.app.watch(request.table_id, seat, credentials(context), request.from_version)
+        async for snap in updates:
+            yield play_pb2.WatchResponse(
+                version=snap.version,
+                view=convert.any_view(snap.view, snap.table, seat),
+                events=[convert.public_event(event, seat) for event in snap.events],
+            )
+
+
+@dataclass
+class GameServer:
+    """A bound (not yet started) game service: the gRPC server and what it serves."""
+
+    server: grpc.aio.Server
+    port: int
+    app: GameService
+    health: health.aio.HealthServicer
+
+    async def start(self) -> None:
+        await self.server.start()
+
+    async def stop(self, grace: float | None = 5.0) -> None:
+        """Say NOT_SERVING, let calls in flight finish for up to ``grace`` seconds, stop."""
+        await self.health.enter_graceful_shutdown()
+        self.app.begin_shutdown()
+        await self.server.stop(grace)
+        self.app.close()
+
+
+async def build_server(
+    address: str,
+    store: EventStore,
+    notifier: Notifier,
+    *,
+    worker_token: str | None = None,
+    threads: int = DB_THREADS,
+    bot_levels: Mapping[str, Sequence[str]] | None = None,
+    lease_seconds: float | None = None,
+) -> GameServer:
+    """A game service bound to ``address`` ("host:port"; port 0 picks a free port).
+
+    ``worker_token`` is the shared secret that lets AI workers act for bot
+    seats; ``bot_levels`` is published in the catalogue; ``lease_seconds`` is
+    how long a worker holds a bot turn it claimed (default 5).
+    """
+    # replay_rpc and bots_rpc build on this module's helpers, so they are imported here
+    from parlour.service.bots_rpc import DEFAULT_LEASE_SECONDS, BotServicer, BotTurns
+    from parlour.service.replay_rpc import ReplayServicer
+
+    app = GameService(store, notifier, worker_token=worker_token, threads=threads)
+    bot_turns = BotTurns(
+        app,
+        notifier,
+        worker_token=worker_token,
+        lease_seconds=lease_seconds or DEFAULT_LEASE_SECONDS,
+    )
+    app.bot_act_guard = bot_turns.check_act
+    server = grpc.aio.server()
+    # (register function, servicer, full service name): one line per service
+    services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]] = [
+        (
+            catalogue_pb2_grpc.add_CatalogueServiceServicer_to_server,
+            CatalogueServicer(bot_levels),
+            _service_name(catalogue_pb2, "CatalogueService"),
+        ),
+        (
+            lobby_pb2_grpc.add_LobbyServiceServicer_to_server,
+            LobbyServicer(app),
+            _service_name(lobby_pb2, "LobbyService"),
+        ),
+        (
+            play_pb2_grpc.add_PlayServiceServicer_to_server,
+            PlayServicer(app),
+            _service_name(play_pb2, "PlayService"),
+        ),
+        (
+            replay_pb2_grpc.add_ReplayServiceServicer_to_server,
+            ReplayServicer(app),
+            _service_name(replay_pb2, "ReplayService"),
+        ),
+        (
+            bots_pb2_grpc.add_BotServiceServicer_to_server,
+            BotServicer(bot_turns),
+            _service_name(bots_pb2, "BotService"),
+        ),
+    ]
+    for register, servicer, _ in services:
+        register(servicer, server)
+    names = [name for _, _, name in services]
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in (*names, ""):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(
+        (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(address)
+    return GameServer(server, port, app, health_servicer)
+
+
+async def create_server(
+    address: str, store: EventStore, notifier: Notifier, **options: Any
+) -> tuple[grpc.aio.Server, int]:
+    """The bare gRPC server and its port (see :func:`build_server`); ``await server.start()``."""
+    built = await build_server(address, store, notifier, **options)
+    return built.server, built.port
+
+
+async def serve(
+    address: str,
+    database_url: str,
+    *,
+    migrate: bool = True,
+    worker_token: str | None = None,
+    bot_levels: Mapping[str, Sequence[str]] | None = None,
+    lease_seconds: float | None = None,
+    ready: Callable[[int], None] | None = None,
+) -> None:
+    """Run a game service until SIGINT/SIGTERM (or cancellation), then stop gracefully."""
+    # One pooled connection per database thread (and a few spare), so the pool
+    # never opens and closes overflow connections under load.
+    store = EventStore(database_url, pool_size=DB_THREADS + 2)
+    if migrate:
+        await asyncio.to_thread(store.migrate)
+    notifier = make_notifier(store)
+    await notifier.start()
+    built = await build_server(
+        address,
+        store,
+        notifier,
+        worker_token=worker_token,
+        bot_levels=bot_levels,
+        lease_seconds=lease_seconds,
+    )
+    await built.start()
+    if ready is not None:
+        ready(built.port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await built.stop(grace=5.0)
+        await notifier.stop()
+        store.close()

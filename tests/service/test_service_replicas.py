@@ -1,0 +1,325 @@
+"""Several replicas on one Postgres database: any replica serves any table.
+
+Two ``parlour serve`` processes share a database; a game's moves alternate
+between them, a Watch stream on one sees the moves made on the other, a
+client whose replica dies resumes its watch on the other and misses nothing.
+Races and resent requests are checked against two in-process servers with
+separate caches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+import grpc
+import pytest
+
+from parlour.client import ParlourClient, ParlourError, RetryPolicy
+from parlour.service.grpc_server import GameServer, build_server
+from parlour.service.notify import make_notifier
+from parlour.service.store import EventStore
+from parlour.v1 import play_pb2
+from tests.service.harness import Table, seated_table
+
+pytestmark = pytest.mark.postgres
+
+
+@contextmanager
+def replica(url: str, log: Path, *, migrate: bool) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """A ``parlour serve`` process on a free port: (process, address)."""
+    command = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
+    command += ["--database-url", url, *([] if migrate else ["--no-migrate"])]
+    with log.open("w") as errors:
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=errors, text=True, env=dict(os.environ)
+        )
+    try:
+        address = _announced_address(process)
+        yield process, address
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _announced_address(process: subprocess.Popen[str]) -> str:
+    found: list[str] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if "serving on" in line:
+                found.append(line.split("serving on", 1)[1].split()[0])
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=60)
+    if not found:
+        process.kill()
+        raise AssertionError("parlour serve did not announce its address")
+    return found[0]
+
+
+def hand_over(table: Table, clients: list[ParlourClient]) -> Table:
+    """The same seats, each seat's calls going to the replica of its own client."""
+    seats = [
+        clients[seat.seat % len(clients)].seat(table.table_id, seat.seat, seat.token)
+        for seat in table.seats
+    ]
+    return Table(table.table_id, table.host_token, seats)
+
+
+async def collect(updates: AsyncIterator[play_pb2.WatchResponse]) -> list[play_pb2.WatchResponse]:
+    return [update async for update in updates]
+
+
+def versions_seen(updates: list[play_pb2.WatchResponse]) -> list[int]:
+    return [event.version for update in updates for event in update.events]
+
+
+async def play_alternating(table: Table, rng: random.Random) -> int:
+    """Play to the end, each move through the acting seat's replica; the number of moves."""
+    moves = 0
+    view = await table.seats[0].view()
+    to_act = list(view.view.to_act)
+    while to_act:
+        seat = table.seats[to_act[0]]
+        current = await seat.view()
+        choice = rng.choice(current.view.legal_actions)
+        done = await seat.act(choice.id, expected_version=current.version)
+        to_act = list(done.view.to_act)
+        moves += 1
+    return moves
+
+
+async def test_two_replica_processes_serve_one_game_and_a_watch_sees_both(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        replica(postgres_url, tmp_path / "one.log", migrate=True) as (_, one),
+        replica(postgres_url, tmp_path / "two.log", migrate=False) as (_, two),
+    ):
+        async with ParlourClient(one) as first, ParlourClient(two) as second:
+            table = await seated_table(first, "crazy8s", 4)
+            watching = asyncio.create_task(collect(second.watch(table.table_id)))
+            moves = await play_alternating(hand_over(table, [first, second]), random.Random(5))
+            # Well within the watch's 15 s re-read: woken by the other replica's NOTIFY.
+            updates = await asyncio.wait_for(watching, timeout=10)
+
+            last = (await first.get_table(table.table_id)).version
+            assert moves > 4
+            assert versions_seen(updates) == list(range(1, last + 1))
+            assert updates[-1].version == last and updates[-1].view.is_over
+            assert all(not update.view.hand for update in updates)  # a spectator's view
+            final = await second.get_view(table.table_id)
+            assert final.version == last and final.view.is_over
+
+
+async def test_a_watch_resumes_on_another_replica_when_its_replica_dies(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        replica(postgres_url, tmp_path / "one.log", migrate=True) as (doomed, one),
+        replica(postgres_url, tmp_path / "two.log", migrate=False) as (_, two),
+    ):
+        retry = RetryPolicy(attempts=20, initial_backoff=0.05, max_backoff=0.5)
+        async with (
+            ParlourClient(two) as player_client,
+            ParlourClient([one, two], retry=retry) as watcher,
+        ):
+            table = await seated_table(player_client, "kaiser", 4)
+            seat = table.seats[0]
+            updates: list[play_pb2.WatchResponse] = []
+            stream = watcher.watch(table.table_id, seat.seat, seat.token)
+            rng = random.Random(6)
+
+            async def move_once() -> None:
+                view = await table.seats[0].view()
+                mover = table.seats[view.view.to_act[0]]
+                current = await mover.view()
+                choice = rng.choice(current.view.legal_actions)
+                await mover.act(choice.id, expected_version=current.version)
+
+            updates.append(await anext(stream))
+            assert watcher.address == one
+            for _ in range(3):
+                await move_once()
+                updates.append(await anext(stream))
+            doomed.kill()
+            doomed.wait()
+            for _ in range(5):
+                await move_once()
+            target = (await player_client.get_table(table.table_id)).version
+            while updates[-1].version < target:
+                updates.append(await asyncio.wait_for(anext(stream), timeout=5))
+            await stream.aclose()
+
+            assert watcher.address == two
+            assert versions_seen(updates) == list(range(1, target + 1))
+            assert all(update.view.seat == seat.seat for update in updates)
+
+
+@asynccontextmanager
+async def two_servers(url: str) -> AsyncIterator[tuple[ParlourClient, ParlourClient, EventStore]]:
+    """Two in-process replicas (separate caches, separate stores) on one database."""
+    async with two_replicas(url) as (clients, _, store):
+        yield clients[0], clients[1], store
+
+
+@asynccontextmanager
+async def two_replicas(
+    url: str,
+) -> AsyncIterator[tuple[list[ParlourClient], list[GameServer], EventStore]]:
+    stores = [EventStore(url), EventStore(url)]
+    stores[0].migrate()
+    notifiers = [make_notifier(store) for store in stores]
+    servers = []
+    for store, notifier in zip(stores, notifiers, strict=True):
+        await notifier.start()
+        server = await build_server("127.0.0.1:0", store, notifier)
+        await server.start()
+        servers.append(server)
+    clients = [ParlourClient(f"127.0.0.1:{server.port}") for server in servers]
+    try:
+        yield clients, servers, stores[0]
+    finally:
+        for client, server, notifier, store in zip(
+            clients, servers, notifiers, stores, strict=True
+        ):
+            await client.close()
+            await server.stop(0)
+            await notifier.stop()
+            store.close()
+
+
+async def test_two_clients_racing_the_same_move_apply_it_exactly_once(postgres_url: str) -> None:
+    async with two_servers(postgres_url) as (first, second, store):
+        table = await seated_table(first, "wizard", 3)
+        rng = random.Random(7)
+        outcomes: list[str] = []
+        for _ in range(12):
+            view = await first.get_view(table.table_id)
+            seat = table.seats[view.view.to_act[0]]
+            current = await seat.view()
+            choice = rng.choice(current.view.legal_actions)
+            before = store.last_seq(table.table_id)
+            racers = [
+                client.act(
+                    table.table_id,
+                    seat.seat,
+                    seat.token,
+                    choice.id,
+                    expected_version=current.version,
+                )
+                for client in (first, second)
+            ]
+            results = await asyncio.gather(*racers, return_exceptions=True)
+            won = [result for result in results if isinstance(result, play_pb2.ActResponse)]
+            lost = [result for result in results if isinstance(result, ParlourError)]
+            assert len(won) == 1 and len(lost) == 1, results
+            assert lost[0].code == grpc.StatusCode.ABORTED
+            taken = [e for e in store.read(table.table_id, before) if e.type == "ActionTaken"]
+            assert len(taken) == 1
+            assert store.last_seq(table.table_id) == won[0].version
+            outcomes.append("first" if isinstance(results[0], play_pb2.ActResponse) else "second")
+        assert len(outcomes) == 12
+
+
+async def test_a_resent_request_id_applies_once_on_any_replica(postgres_url: str) -> None:
+    async with two_servers(postgres_url) as (first, second, store):
+        table = await seated_table(first, "hearts", 4)
+        seat = table.seats[0]
+        current = await seat.view()
+        give = current.view.legal_actions[0]
+        before = store.last_seq(table.table_id)
+        done = await first.act(
+            table.table_id,
+            seat.seat,
+            seat.token,
+            give.id,
+            expected_version=current.version,
+            request_id="give-once",
+        )
+        assert done.version == before + 1 and not done.duplicate
+        for client in (first, second):
+            again = await client.act(
+                table.table_id,
+                seat.seat,
+                seat.token,
+                give.id,
+                expected_version=current.version,
+                request_id="give-once",
+            )
+            assert again.duplicate and again.version == done.version
+            assert list(again.view.passed_cards) == list(done.view.passed_cards)
+            # by text, without a version: the card has left the hand, still one event
+            text = await client.act(
+                table.table_id, seat.seat, seat.token, give.action.text, request_id="give-once"
+            )
+            assert text.duplicate and text.version == done.version
+        assert store.last_seq(table.table_id) == done.version
+        assert [e.request_id for e in store.read(table.table_id, before)] == ["give-once"]
+
+
+async def test_a_watch_from_a_version_misses_nothing_after_it(postgres_url: str) -> None:
+    async with two_servers(postgres_url) as (first, second, store):
+        table = await seated_table(first, "crazy8s", 3)
+        rng = random.Random(8)
+        middle = 0
+        view = await table.seats[0].view()
+        to_act = list(view.view.to_act)
+        played = 0
+        while to_act and played < 30:
+            seat = table.seats[to_act[0]]
+            current = await seat.view()
+            choice = rng.choice(current.view.legal_actions)
+            done = await seat.act(choice.id, expected_version=current.version)
+            to_act = list(done.view.to_act)
+            played += 1
+            if played == 10:
+                middle = done.version
+        last = store.last_seq(table.table_id)
+        stream = second.watch(table.table_id, from_version=middle)
+        first_update = await asyncio.wait_for(anext(stream), timeout=10)
+        await stream.aclose()
+        assert first_update.version == last
+        assert [event.version for event in first_update.events] == list(range(middle + 1, last + 1))
+        stored_types = [event.type for event in store.read(table.table_id, middle)]
+        assert [event.type for event in first_update.events] == stored_types
+
+
+async def test_a_replica_that_stops_sends_its_watchers_to_another(postgres_url: str) -> None:
+    async with two_replicas(postgres_url) as (clients, servers, store):
+        table = await seated_table(clients[1], "hearts", 4)
+        addresses = [f"127.0.0.1:{server.port}" for server in servers]
+        async with ParlourClient(addresses) as watcher:
+            stream = watcher.watch(table.table_id)
+            first = await anext(stream)
+            started = asyncio.get_running_loop().time()
+            await servers[0].stop(grace=10)  # ends its watches at once, not after the grace
+            assert asyncio.get_running_loop().time() - started < 3
+            seat = table.seats[0]
+            current = await seat.view()
+            await seat.act(current.view.legal_actions[0].id, expected_version=current.version)
+            resumed = await asyncio.wait_for(anext(stream), timeout=5)
+            await stream.aclose()
+            assert watcher.address == addresses[1]
+            assert [event.version for event in resumed.events] == list(
+                range(first.version + 1, store.last_seq(table.table_id) + 1)
+            )
