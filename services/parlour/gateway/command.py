@@ -18,6 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    print(f"parlour: browser client on http://{args.host}:{args.port}/ -> {args.server}", flush=True)
+    print(
+        f"parlour: browser client on http://{args.host}:{args.port}/ -> {args.server}", flush=True
+    )
     uvicorn.run(create_app(args.server), host=args.host, port=args.port, log_level="warning")
     return 0

@@ -1,0 +1,59 @@
+"""The self-play evaluation: a fast smoke run in the normal suite, the full one marked slow."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from parlour import selfplay
+
+TINY = {"wizard": 3, "hearts": 4, "kaiser": 2, "crazy8s": 4}
+
+
+def test_a_small_self_play_run_plays_every_game_and_reports_every_figure():
+    report = selfplay.evaluate(sizes=TINY, seed=3)
+    assert report["wizard"]["ai"]["rounds"] >= 3 and report["wizard"]["random"]["rounds"] >= 3
+    assert 0 <= report["wizard"]["ai"]["rate"] <= 1
+    assert report["hearts"]["hands"] >= 4
+    assert set(report["hearts"]["points_per_hand"]) == {"hard", "normal", "easy", "random"}
+    assert set(report["hearts"]["steps"]) == {"hard<normal", "normal<easy", "easy<random"}
+    assert report["kaiser"]["games"] == 2 and report["crazy8s"]["games"] == 4
+    assert {"wizard/normal", "hearts/hard", "kaiser/random", "crazy8s/normal"} <= set(
+        report["decision_time"]
+    )
+    text = selfplay.format_report(report)
+    for words in ("Wizard", "Hearts", "Kaiser", "Crazy 8s", "Decision time"):
+        assert words in text
+
+
+def test_a_run_is_reproducible_from_its_seed():
+    one = selfplay.evaluate(games=("crazy8s",), sizes=TINY, seed=5)
+    two = selfplay.evaluate(games=("crazy8s",), sizes=TINY, seed=5)
+    assert one["crazy8s"]["wins"] == two["crazy8s"]["wins"]
+
+
+def test_the_command_writes_the_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    out = tmp_path / "report.json"
+    argv = ["--games", "kaiser,crazy8s", "--kaiser-games", "2", "--crazy8s-games", "2"]
+    status = selfplay.main([*argv, "--no-progress", "--json", str(out)])
+    assert status in (0, 1)  # 1: so few games need not meet the targets
+    assert json.loads(out.read_text())["kaiser"]["games"] == 2
+    assert "Kaiser" in capsys.readouterr().out
+
+
+def test_an_unknown_game_is_refused(capsys: pytest.CaptureFixture[str]):
+    assert selfplay.main(["--games", "chess", "--no-progress"]) == 2
+    assert "chess" in capsys.readouterr().err
+
+
+def test_paired_test_flags_a_clear_difference_and_not_noise():
+    assert selfplay.paired_test([-1.0, -1.2, -0.8, -1.1, -0.9] * 10)["significant"]
+    assert not selfplay.paired_test([-1.0, 1.0] * 20)["significant"]
+
+
+@pytest.mark.slow
+def test_the_computer_opponents_meet_their_targets():
+    report = selfplay.evaluate(seed=1)
+    assert report["all_targets_met"], selfplay.format_report(report)
