@@ -57,6 +57,15 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class _Grant:
+    """A lease this replica granted: to whom, for which version, until when (loop time)."""
+
+    worker_id: str
+    version: int
+    until: float
+
+
+@dataclass(frozen=True)
 class _Turns:
     """Who is to act at a table at one version (cached per table)."""
 
@@ -85,29 +94,46 @@ class BotTurns:
         # the service checks the bot seat's view request like any worker's
         self._as_worker = Credentials(worker_token=worker_token)
         self._turns: dict[str, _Turns] = {}
+        self._granted: dict[tuple[str, int], _Grant] = {}
 
     def check_worker(self, given: Credentials) -> None:
         """Raise MissingToken / WrongToken unless the call carries the worker token."""
         auth.check_token(given.worker_token, self._token_hash, "worker")
 
     async def claim(
-        self, worker_id: str, wait_seconds: float, games: frozenset[str] = frozenset()
+        self,
+        worker_id: str,
+        wait_seconds: float,
+        games: frozenset[str] = frozenset(),
+        *,
+        time_left: float | None = None,
     ) -> Claim | None:
-        """Lease one bot turn to ``worker_id``, waiting up to ``wait_seconds`` for one."""
+        """Lease one bot turn to ``worker_id``, waiting up to ``wait_seconds`` for one.
+
+        ``time_left`` is what remains of the caller's deadline: the answer
+        (empty-handed if need be) comes before it runs out.
+        """
         worker_id = _worker_id(worker_id)
         if not 0 <= wait_seconds <= MAX_WAIT_SECONDS:
             raise BadRequest(f"wait_seconds must be 0 to {MAX_WAIT_SECONDS:g}, not {wait_seconds}")
+        if time_left is not None:
+            wait_seconds = max(0.0, min(wait_seconds, time_left - 0.5))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait_seconds
         while not self.app.closing:
             mark = self.notifier.changes
             candidates = await self._candidates(games)
-            if candidates:
+            # turns this replica leased to others are skipped without a write
+            free = [turn for turn in candidates if not self._held_by_other(turn, worker_id)]
+            if free:
                 claimed_at = utcnow()
                 taken = await asyncio.to_thread(
-                    self.app.store.claim_bot_turn, worker_id, self.lease_seconds, candidates
+                    self.app.store.claim_bot_turn, worker_id, self.lease_seconds, free
                 )
                 if taken is not None:
+                    self._granted[taken[:2]] = _Grant(
+                        worker_id, taken[2], loop.time() + self.lease_seconds
+                    )
                     expires_at = claimed_at + timedelta(seconds=self.lease_seconds)
                     claim = await self._seat_view(*taken, expires_at)
                     if claim is not None:
@@ -116,16 +142,38 @@ class BotTurns:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return None
-            if candidates:  # held by other workers: their leases may run out
-                remaining = min(remaining, max(0.05, self.lease_seconds / 4))
+            if candidates:  # held by other workers: look again when a lease may run out
+                remaining = min(remaining, self._next_expiry(candidates, free))
             await self.notifier.wait_any(mark, remaining)
         return None
+
+    def _held_by_other(self, turn: tuple[str, int, int], worker_id: str) -> bool:
+        grant = self._granted.get(turn[:2])
+        return (
+            grant is not None
+            and grant.worker_id != worker_id
+            and grant.version == turn[2]
+            and grant.until > asyncio.get_running_loop().time()
+        )
+
+    def _next_expiry(
+        self, candidates: list[tuple[str, int, int]], tried: list[tuple[str, int, int]]
+    ) -> float:
+        """Seconds until a lease on one of the candidates may have run out."""
+        if tried:  # some are held through other replicas: their expiry is unknown here
+            return max(0.05, self.lease_seconds / 4)
+        now = asyncio.get_running_loop().time()
+        ends = [self._granted[turn[:2]].until - now for turn in candidates]
+        return max(0.01, min(ends) + 0.01)
 
     async def release(self, worker_id: str, table_id: str, seat: int) -> bool:
         """Give back ``worker_id``'s lease on the seat's turn, if it holds one."""
         worker_id = _worker_id(worker_id)
         if not table_id:
             raise BadRequest("table_id is required")
+        grant = self._granted.get((table_id, seat))
+        if grant is not None and grant.worker_id == worker_id:
+            del self._granted[table_id, seat]
         return await asyncio.to_thread(self.app.store.release_lease, table_id, seat, worker_id)
 
     async def check_act(
@@ -153,13 +201,16 @@ class BotTurns:
         versions: dict[str, int] = {}
         for table_id, _seat, version in bot_seats:
             versions.setdefault(table_id, version)
-        turns: dict[str, _Turns] = {}
-        for table_id, version in versions.items():
-            known = self._turns.get(table_id)
-            if known is None or known.version < version:
-                known = await self._who_acts(table_id, version)
-            turns[table_id] = known
+        turns = {
+            table_id: known
+            for table_id, version in versions.items()
+            if (known := self._turns.get(table_id)) is not None and known.version >= version
+        }
+        changed = [table_id for table_id in versions if table_id not in turns]
+        folded = await asyncio.gather(*(self._who_acts(t, versions[t]) for t in changed))
+        turns.update(zip(changed, folded, strict=True))
         self._turns = turns  # finished tables drop out
+        self._granted = {key: grant for key, grant in self._granted.items() if key[0] in turns}
         return [
             (table_id, seat, turns[table_id].version)
             for table_id, seat, _version in bot_seats
@@ -205,11 +256,12 @@ class BotServicer(bots_pb2_grpc.BotServiceServicer):
         self, request: bots_pb2.ClaimTurnRequest, context: Context
     ) -> bots_pb2.ClaimTurnResponse:
         self.turns.check_worker(credentials(context))
-        wait = request.wait_seconds
-        left = context.time_remaining()
-        if left is not None:  # answer (empty-handed) before the caller's deadline
-            wait = max(0.0, min(wait, left - 0.5))
-        claim = await self.turns.claim(request.worker_id, wait, frozenset(request.games))
+        claim = await self.turns.claim(
+            request.worker_id,
+            request.wait_seconds,
+            frozenset(request.games),
+            time_left=context.time_remaining(),
+        )
         if claim is None:
             return bots_pb2.ClaimTurnResponse(claimed=False)
         response = bots_pb2.ClaimTurnResponse(

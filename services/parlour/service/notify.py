@@ -49,13 +49,14 @@ class Notifier:
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiters: dict[str, set[_Waiter]] = {}  # touched only on the loop's thread
+        # changed only on the loop's thread, under _lock
+        self._waiters: dict[str, set[_Waiter]] = {}
         self._latest: OrderedDict[str, int] = OrderedDict()  # any thread, under _lock
         self._lock = threading.Lock()
         # for waiters on any game (the AI workers' long poll): a count of
         # notifications, and the futures to wake on the next one
         self._changes = 0  # under _lock
-        self._any_waiters: set[asyncio.Future[None]] = set()  # the loop's thread only
+        self._any_waiters: set[asyncio.Future[None]] = set()  # as _waiters
 
     async def start(self) -> None:
         """Bind to the running event loop."""
@@ -70,21 +71,23 @@ class Notifier:
         loop = asyncio.get_running_loop()
         if self._loop is None:
             self._loop = loop
+        # The check and the registration are one step under the lock, and
+        # notify_local looks for waiters under it: a notification either sees
+        # this waiter (and wakes it) or came before the check (which returns).
         with self._lock:
             if self._latest.get(game_id, 0) > after_seq:
                 return
-        waiter = _Waiter(after_seq, loop.create_future())
-        # No await between the check above and this registration, and wake-ups
-        # from other threads arrive through call_soon_threadsafe: none is lost.
-        self._waiters.setdefault(game_id, set()).add(waiter)
+            waiter = _Waiter(after_seq, loop.create_future())
+            self._waiters.setdefault(game_id, set()).add(waiter)
         try:
             await asyncio.wait([waiter.woken], timeout=timeout)
         finally:
-            waiting = self._waiters.get(game_id)
-            if waiting is not None:
-                waiting.discard(waiter)
-                if not waiting:
-                    del self._waiters[game_id]
+            with self._lock:
+                waiting = self._waiters.get(game_id)
+                if waiting is not None:
+                    waiting.discard(waiter)
+                    if not waiting:
+                        del self._waiters[game_id]
             waiter.woken.cancel()
 
     @property
@@ -99,15 +102,16 @@ class Notifier:
         loop = asyncio.get_running_loop()
         if self._loop is None:
             self._loop = loop
-        with self._lock:
+        with self._lock:  # check and register in one step (see wait)
             if self._changes != after_changes:
                 return
-        woken = loop.create_future()
-        self._any_waiters.add(woken)  # no await since the check: no wake-up is lost
+            woken = loop.create_future()
+            self._any_waiters.add(woken)
         try:
             await asyncio.wait([woken], timeout=timeout)
         finally:
-            self._any_waiters.discard(woken)
+            with self._lock:
+                self._any_waiters.discard(woken)
             woken.cancel()
 
     def notify_local(self, game_id: str, seq: int) -> None:
@@ -119,7 +123,11 @@ class Notifier:
                 self._latest.move_to_end(game_id)
                 while len(self._latest) > LATEST_SEQS_KEPT:
                     self._latest.popitem(last=False)
-        self._call_on_loop(self._wake, game_id, seq)
+            # Most appends have nobody waiting on them: then the event loop
+            # need not be woken at all (a waiter registers under this lock).
+            wanted = bool(self._any_waiters) or game_id in self._waiters
+        if wanted:
+            self._call_on_loop(self._wake, game_id, seq)
 
     def notify_all(self) -> None:
         """Wake every waiter: something may have been missed."""

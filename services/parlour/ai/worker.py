@@ -1,0 +1,266 @@
+"""The AI worker: plays the bot seats of Parlour servers, through the contract, like any client.
+
+A worker runs ``concurrency`` slots; each loops: claim a bot turn
+(``BotService.ClaimTurn``, a long poll, under a lease), turn the seat's view
+into the engine's View, let the strategy for the game and the bot's level
+choose (with a ``random.Random`` seeded from the worker's seed and the turn,
+so a decision can be reproduced), and play it with ``PlayService.Act`` by
+legal-action id at the claimed version. It sees only what a person in that
+seat could see: the view the server sends.
+
+It rides out server restarts: UNAVAILABLE is retried with backoff, moving
+round the server addresses it was given; an Act is resent with the same
+request id, so it is applied at most once. A turn that went stale (ABORTED:
+the table moved on, or another worker holds it) is dropped and the worker
+claims again. A wrong worker token, or a server without the BotService,
+stops the worker (:class:`WorkerRefused`): retrying cannot help.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import grpc
+
+from parlour.ai import convert
+from parlour.ai.common import NamedStrategy, Strategy, choose_randomly
+from parlour.ai.registry import strategy_for
+from parlour.client import ParlourClient, ParlourError, RetryPolicy, new_request_id
+from parlour.v1 import bots_pb2
+
+log = logging.getLogger("parlour.worker")
+
+T = TypeVar("T")
+
+#: Refusals that retrying cannot mend: the worker stops.
+FATAL = frozenset(
+    {
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+    }
+)
+#: Act answers meaning the turn is gone (moved on, taken, over): claim another.
+TURN_GONE = frozenset(
+    {grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND}
+)
+
+
+class WorkerRefused(Exception):
+    """The server refuses this worker for good (wrong token, no BotService...)."""
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """How a worker runs (``parlour worker`` options)."""
+
+    servers: tuple[str, ...]
+    worker_token: str
+    worker_id: str
+    concurrency: int = 1
+    #: how long one ClaimTurn waits for a turn before the worker asks again
+    wait_seconds: float = 20.0
+    #: a pause before each move, so that people can follow the bots' play
+    think_seconds: float = 0.0
+    seed: int = 0
+    #: only these games' turns (empty: every game)
+    games: tuple[str, ...] = ()
+    max_backoff: float = 5.0
+
+
+@dataclass
+class Tally:
+    """What a worker did, for its log and its exit summary."""
+
+    played: int = 0
+    dropped: int = 0
+    retries: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def rate(self) -> float:
+        """Turns played per second since the start."""
+        return self.played / max(time.monotonic() - self.started, 1e-9)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A decision: the legal-action id to send, its text and the strategy that chose it."""
+
+    legal_action_id: int
+    text: str
+    strategy: str
+
+
+class Strategies:
+    """The strategy per (game, level), with the fallbacks the contract promises."""
+
+    def __init__(self) -> None:
+        self._found: dict[tuple[str, str], Strategy] = {}
+
+    def get(self, game: str, level: str) -> Strategy:
+        """``level`` of ``game``; an unknown (or empty) level plays the game's default,
+        a game with no computer opponent plays random legal moves."""
+        key = (game, level)
+        if key not in self._found:
+            self._found[key] = self._find(game, level)
+        return self._found[key]
+
+    @staticmethod
+    def _find(game: str, level: str) -> Strategy:
+        if level:
+            try:
+                return strategy_for(game, level)
+            except KeyError:
+                log.warning("no level %r for %s: playing its default level", level, game)
+        try:
+            return strategy_for(game)
+        except KeyError:
+            log.warning("no computer opponent for %s: playing random legal moves", game)
+            return NamedStrategy(game, "random", choose_randomly)
+
+
+def decide(strategy: Strategy, claim: bots_pb2.ClaimTurnResponse, seed: int) -> Choice:
+    """The strategy's choice for the claimed turn, as a legal-action id of its view."""
+    view = convert.view(claim.view)
+    legal = list(view.legal_actions)
+    if not legal:
+        raise ValueError(f"table {claim.table_id} seat {claim.seat}: no legal action in the view")
+    rng = random.Random(f"{seed}:{claim.table_id}:{claim.seat}:{claim.version}")
+    try:
+        index = legal.index(strategy.choose(view, legal, rng))
+    except Exception:  # a strategy's bug must not stall a table: play a legal move anyway
+        log.exception("%s failed at table %s; playing a random move", strategy.name, claim.table_id)
+        index = rng.randrange(len(legal))
+    return Choice(claim.view.legal_actions[index].id, str(legal[index]), strategy.name)
+
+
+class Worker:
+    """Plays bot turns until :meth:`stop` (or a refusal)."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        if not config.servers:
+            raise ValueError("give at least one server address")
+        if config.concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.config = config
+        self.tally = Tally()
+        self.strategies = Strategies()
+        self._stop = asyncio.Event()
+
+    def stop(self) -> None:
+        """Finish the turns in hand and return from :meth:`run`."""
+        self._stop.set()
+
+    async def run(self) -> Tally:
+        """Run every slot until stopped; raises WorkerRefused if the server refuses us."""
+        self.tally = Tally()
+        slots = [asyncio.create_task(self._slot(n)) for n in range(self.config.concurrency)]
+        try:
+            await asyncio.gather(*slots)
+        finally:
+            for slot in slots:
+                slot.cancel()
+            await asyncio.gather(*slots, return_exceptions=True)
+        return self.tally
+
+    def slot_id(self, n: int) -> str:
+        """The worker id slot ``n`` claims with: each slot holds its own leases."""
+        name = self.config.worker_id
+        return name if self.config.concurrency == 1 else f"{name}/{n}"
+
+    async def _slot(self, n: int) -> None:
+        config = self.config
+        client = ParlourClient(
+            config.servers,
+            worker_token=config.worker_token,
+            worker_id=self.slot_id(n),
+            retry=RetryPolicy(attempts=4, max_backoff=1.0),
+        )
+        failures = 0
+        async with client:
+            while not self._stop.is_set():
+                try:
+                    claim = await self._unless_stopped(
+                        client.claim_turn(config.wait_seconds, games=config.games)
+                    )
+                    if claim is not None and claim.claimed:
+                        await self._play(client, claim)
+                    failures = 0
+                    continue
+                except ParlourError as error:
+                    if error.code in FATAL:
+                        raise WorkerRefused(
+                            f"{client.address} refused the worker: {error}"
+                        ) from None
+                    problem = str(error)
+                except Exception as error:  # one odd turn must not stop every bot
+                    log.exception("unexpected error with %s", client.address)
+                    problem = repr(error)
+                failures += 1
+                self.tally.retries += 1
+                delay = min(config.max_backoff, 0.1 * 2**failures) * random.uniform(0.5, 1)
+                log.warning("%s; retrying in %.1f s (%s)", problem, delay, client.address)
+                await self._unless_stopped(asyncio.sleep(delay))
+
+    async def _play(self, client: ParlourClient, claim: bots_pb2.ClaimTurnResponse) -> None:
+        where = f"table {claim.table_id} seat {claim.seat} version {claim.version}"
+        log.debug("%s claimed %s (%s, %s)", client.worker_id, where, claim.game, claim.view.phase)
+        strategy = self.strategies.get(claim.game, claim.bot_level)
+        began = time.perf_counter()
+        choice = decide(strategy, claim, self.config.seed)
+        thought = time.perf_counter() - began
+        if self.config.think_seconds:
+            await asyncio.sleep(self.config.think_seconds)
+        try:
+            await client.act(
+                claim.table_id,
+                claim.seat,
+                None,
+                choice.legal_action_id,
+                expected_version=claim.version,
+                request_id=new_request_id(),
+            )
+        except ParlourError as error:
+            if error.code not in TURN_GONE:
+                raise
+            self.tally.dropped += 1
+            log.info("%s dropped %s: %s", client.worker_id, where, error.message)
+            return
+        self.tally.played += 1
+        log.info(
+            "%s played %r at %s (%s, %.1f ms)",
+            client.worker_id,
+            choice.text,
+            where,
+            choice.strategy,
+            thought * 1000,
+        )
+
+    async def _unless_stopped(self, work: Awaitable[T]) -> T | None:
+        """``work``'s result, or None if the worker was stopped first (``work`` is cancelled)."""
+        task = asyncio.ensure_future(work)
+        stopped = asyncio.ensure_future(self._stop.wait())
+        try:
+            await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return None
+
+
+def parse_servers(servers: Sequence[str]) -> tuple[str, ...]:
+    """Server addresses from repeated and/or comma-separated options."""
+    found = tuple(part.strip() for item in servers for part in item.split(",") if part.strip())
+    if not found:
+        raise ValueError("give at least one --server address")
+    return found

@@ -1,0 +1,224 @@
+"""The AI worker in process: it reads the contract's view as the engine's, plays
+whole games of every game through the service, falls back to a game's default
+level, rides out a server restart, fails over between addresses, and stops
+cleanly when asked (or for good when its token is refused)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from parlour.ai import convert
+from parlour.ai.worker import Strategies, Worker, WorkerConfig, WorkerRefused, decide
+from parlour.ai.worker_cmd import add_arguments
+from parlour.engine.playout import shuffled
+from parlour.engine.registry import all_games, new_game
+from parlour.service import convert as service_convert
+from parlour.service.fold import ACTION_TAKEN
+from parlour.service.grpc_server import build_server
+from parlour.service.notify import make_notifier
+from parlour.service.store import EventStore, SeatRow, TableRow
+from parlour.v1 import bots_pb2
+from tests.ai.bot_service import TOKEN, BotService, bot_service, bot_table
+
+#: short games of each kind (Hearts: see test_worker_integration.py)
+GAME_OPTIONS: dict[str, tuple[int, dict[str, object]]] = {
+    "wizard": (3, {"rounds": 5}),
+    "kaiser": (4, {"target": 32}),
+    "crazy8s": (3, {}),
+}
+
+
+def _row(game: str, seats: int) -> TableRow:
+    return TableRow(
+        table_id="t",
+        game=game,
+        seats=seats,
+        options={},
+        status="playing",
+        host_token_hash="",
+        version=1,
+        name="",
+        seat_rows=tuple(SeatRow(seat, "bot", occupied=True) for seat in range(seats)),
+    )
+
+
+@pytest.mark.parametrize("game", [info.id for info in all_games()])
+def test_a_seat_view_reads_back_as_the_engine_view_it_was_sent_from(game: str) -> None:
+    rng = random.Random(7)
+    short = GAME_OPTIONS.get(game, (0, {}))[1]
+    for seats in {info.min_seats for info in all_games() if info.id == game} | {4}:
+        state = new_game(game, seats, short)
+        row = _row(game, seats)
+        while not state.is_over:
+            if (cards := state.chance()) is not None:
+                state.deal(shuffled(cards, rng))
+                continue
+            for seat in (*state.to_act(), None):
+                sent = state.view(seat)
+                assert convert.view(service_convert.view(sent, row)) == sent
+            seat = state.to_act()[0]
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+        final = state.view(0)
+        assert convert.view(service_convert.view(final, row)) == final
+
+
+def test_an_unknown_bot_level_plays_the_games_default_level() -> None:
+    strategies = Strategies()
+    assert strategies.get("hearts", "grandmaster").name == "hearts/normal"
+    assert strategies.get("wizard", "").name == "wizard/normal"
+    assert strategies.get("hearts", "hard").name == "hearts/hard"
+    assert strategies.get("chess", "normal").name == "chess/random"
+
+
+def test_a_decision_is_reproduced_from_the_seed() -> None:
+    rng = random.Random(3)
+    state = new_game("hearts", 4)
+    state.deal(shuffled(state.chance() or (), rng))
+    seat = state.to_act()[0]
+    claim = bots_pb2.ClaimTurnResponse(
+        claimed=True, table_id="t", seat=seat, game="hearts", version=9
+    )
+    claim.view.CopyFrom(service_convert.view(state.view(seat), _row("hearts", 4)))
+    strategy = Strategies().get("hearts", "random")
+    choices = {decide(strategy, claim, seed=11).text for _ in range(3)}
+    assert len(choices) == 1
+    others = {decide(strategy, claim, seed=seed).text for seed in range(20)}
+    assert len(others) > 1, "the seed does not steer the random choices"
+    assert choices <= {str(action) for action in state.legal_actions(seat)}
+
+
+def config(*servers: str, token: str = TOKEN, **options: object) -> WorkerConfig:
+    options = {"wait_seconds": 2.0, "seed": 1, **options}
+    return WorkerConfig(servers=servers, worker_token=token, worker_id="w", **options)  # type: ignore[arg-type]
+
+
+@asynccontextmanager
+async def running(worker: Worker) -> AsyncIterator[asyncio.Task[object]]:
+    task: asyncio.Task[object] = asyncio.create_task(worker.run())
+    try:
+        yield task
+    finally:
+        worker.stop()
+        await asyncio.wait_for(task, 10)
+
+
+async def finished(service: BotService, table_id: str, timeout: float = 30.0) -> int:
+    """Wait for the table's game to end; the number of moves played."""
+
+    async def watch() -> None:
+        async for update in service.client.watch(table_id):
+            if update.view.is_over:
+                return
+
+    await asyncio.wait_for(watch(), timeout)
+    return sum(event.type == ACTION_TAKEN for event in service.store.read(table_id))
+
+
+async def test_a_worker_plays_tables_of_bots_to_the_end(sqlite_url: str) -> None:
+    async with bot_service(sqlite_url) as service:
+        worker = Worker(config(service.address, concurrency=2))
+        async with running(worker):
+            tables = [
+                await bot_table(service.client, game, seats, options)
+                for game, (seats, options) in GAME_OPTIONS.items()
+            ]
+            moves = [await finished(service, table_id) for table_id in tables]
+        assert worker.tally.played == sum(moves)
+
+
+async def test_a_bot_of_an_unknown_level_still_plays(sqlite_url: str) -> None:
+    async with bot_service(sqlite_url) as service:
+        worker = Worker(config(service.address))
+        async with running(worker):
+            table_id = await bot_table(service.client, "wizard", 3, {"rounds": 5}, level="genius")
+            assert await finished(service, table_id) > 0
+
+
+async def test_a_worker_fails_over_to_the_next_server(sqlite_url: str) -> None:
+    async with bot_service(sqlite_url) as service:
+        worker = Worker(config("127.0.0.1:9", service.address))  # nothing listens on port 9
+        async with running(worker):
+            table_id = await bot_table(service.client, "wizard", 3, {"rounds": 5})
+            assert await finished(service, table_id) > 0
+
+
+async def test_a_worker_keeps_playing_across_a_server_restart(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'restart.sqlite3'}"
+    async with bot_service(url) as service:
+        port = service.server.port
+        worker = Worker(config(service.address))
+        task = asyncio.create_task(worker.run())
+        table_id = await bot_table(service.client, "wizard", 4, {"rounds": 5})
+        while service.store.last_seq(table_id) < 20:
+            await asyncio.sleep(0.02)
+    # down for longer than the client's own retries last: the worker backs off and retries
+    await asyncio.sleep(1.5)
+    store = EventStore(url)
+    down_at = store.last_seq(table_id)
+    notifier = make_notifier(store)
+    await notifier.start()
+    server = await build_server(f"127.0.0.1:{port}", store, notifier, worker_token=TOKEN)
+    await server.start()
+    try:
+        for _ in range(1500):
+            if store.get_table(table_id).status == "finished":
+                break
+            await asyncio.sleep(0.02)
+        assert store.get_table(table_id).status == "finished"
+        assert store.last_seq(table_id) > down_at
+    finally:
+        worker.stop()
+        await asyncio.wait_for(task, 10)
+        await server.stop(0)
+        await notifier.stop()
+        store.close()
+    assert worker.tally.retries > 0, "the outage went unnoticed"
+
+
+async def test_a_waiting_worker_stops_at_once_when_asked(sqlite_url: str) -> None:
+    async with bot_service(sqlite_url) as service:
+        worker = Worker(config(service.address, wait_seconds=30.0))
+        task = asyncio.create_task(worker.run())
+        await asyncio.sleep(0.5)  # now long-polling for a turn that never comes
+        worker.stop()
+        tally = await asyncio.wait_for(task, 2.0)
+    assert tally.played == 0
+
+
+async def test_a_worker_with_the_wrong_token_stops_for_good(sqlite_url: str) -> None:
+    async with bot_service(sqlite_url) as service:
+        worker = Worker(config(service.address, token="wrong"))
+        with pytest.raises(WorkerRefused, match="PERMISSION_DENIED"):
+            await asyncio.wait_for(worker.run(), 10)
+
+
+def test_the_worker_command_takes_the_token_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import argparse
+
+    monkeypatch.setenv("PARLOUR_WORKER_TOKEN", "from-env")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--server", "a:1,b:2", "--server", "c:3"])
+    assert args.worker_token == "from-env"
+    assert args.server == ["a:1,b:2", "c:3"]
+
+
+def test_compose_gives_the_servers_and_the_workers_one_worker_token() -> None:
+    import yaml
+
+    compose = yaml.safe_load((Path(__file__).parents[2] / "docker-compose.yml").read_text())
+    services = compose["services"]
+    tokens = {
+        name: services[name]["environment"]["PARLOUR_WORKER_TOKEN"]
+        for name in ("game-1", "game-2", "worker")
+    }
+    assert len(set(tokens.values())) == 1 and all(tokens.values()), tokens
+    assert services["worker"]["command"][:2] == ["parlour", "worker"]
