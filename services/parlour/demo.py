@@ -54,7 +54,7 @@ def _wait_serving(address: str, timeout: float = 30.0) -> None:
 def run(args: argparse.Namespace) -> int:
     parlour = [sys.executable, "-m", "parlour.cli"]
     env = dict(os.environ, PARLOUR_WORKER_TOKEN=secrets.token_urlsafe(24))
-    host, _, port = args.address.rpartition(":")
+    host = args.address.rpartition(":")[0]
     logs = Path("build")
     logs.mkdir(exist_ok=True)
     children: list[subprocess.Popen[bytes]] = []

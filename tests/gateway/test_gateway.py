@@ -58,6 +58,8 @@ def test_every_rpc_of_the_contract_is_routed() -> None:
     routed = {f"{service}/{method}" for service, method in contract_rpcs()}
     assert {"CatalogueService/ListGames", "LobbyService/HostTable", "PlayService/Act"} <= routed
     assert contract_rpcs()[("PlayService", "Watch")].streaming
+    assert ("ReplayService", "GetReplay") in contract_rpcs()
+    assert not any(service == "BotService" for service, _ in contract_rpcs())
 
 
 async def test_the_catalogue_comes_back_as_canonical_json(gateway: str) -> None:

@@ -8,6 +8,7 @@ stream, one ``data:`` line of JSON per message; the browser's EventSource
 uses ``GET`` with the request JSON in the ``q`` query parameter. A new RPC in
 the contract needs no change here.
 
+The workers' ``BotService`` is left out: browsers never act for bots.
 Tokens travel as the headers ``X-Parlour-Seat-Token`` and
 ``X-Parlour-Host-Token`` and are passed on as gRPC metadata. gRPC status codes
 become HTTP status codes; the body is ``{"code": "FAILED_PRECONDITION",
@@ -38,6 +39,8 @@ from starlette.staticfiles import StaticFiles
 import parlour.v1
 
 FORWARDED_HEADERS = ("x-parlour-seat-token", "x-parlour-host-token")
+#: Services for AI workers only (worker token): never offered to browsers.
+NOT_FOR_BROWSERS = frozenset({"BotService"})
 
 HTTP_STATUS = {
     grpc.StatusCode.INVALID_ARGUMENT: 400,
@@ -67,6 +70,8 @@ def contract_rpcs() -> dict[tuple[str, str], Rpc]:
             continue
         module = importlib.import_module(f"parlour.v1.{info.name}")
         for service in module.DESCRIPTOR.services_by_name.values():
+            if service.name in NOT_FOR_BROWSERS:
+                continue
             for method in service.methods:
                 rpcs[(service.name, method.name)] = _rpc(service.full_name, method)
     return rpcs
