@@ -145,10 +145,13 @@ function render(view) {
       `<td>${p.handSize}</td><td>${p.bid}</td><td>${p.tricksTaken}</td><td>${p.score}</td></tr>`).join("");
   $("trick").innerHTML = view.currentTrick ? `Trick: ${trickHtml(view.currentTrick)}` : "";
   const legal = view.legalActions || [];
-  const playable = new Map(legal.filter((a) => a.action.card && !a.action.suit).map((a) => [a.action.card, a.id]));
+  // A plain card action (play or give) is chosen by clicking the card; an
+  // eight's "name a suit" variants and bids stay buttons.
+  const plain = (a) => a.action.card && (!a.action.suit || a.action.suit === "SUIT_UNSPECIFIED");
+  const playable = new Map(legal.filter(plain).map((a) => [a.action.card, a.id]));
   $("hand").innerHTML = (view.hand || []).map((c) => cardHtml(c, playable.has(c) ? "legal" : (legal.length ? "dim" : ""))).join("");
   $("hand").querySelectorAll(".legal").forEach((el) => { el.onclick = () => act(playable.get(el.dataset.card)); });
-  const others = legal.filter((a) => !(a.action.card && !a.action.suit));
+  const others = legal.filter((a) => !plain(a));
   $("actions").innerHTML = others.map((a) => `<button data-action="${a.id}">${a.label}</button>`).join("");
   $("actions").querySelectorAll("button").forEach((el) => { el.onclick = () => act(Number(el.dataset.action)); });
   $("history").innerHTML = `<p>Last trick: ${trickHtml(view.lastTrick)}</p>` +
