@@ -51,7 +51,14 @@ def _wait_serving(address: str, timeout: float = 30.0) -> None:
             time.sleep(0.2)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run(args: argparse.Namespace) -> int:
+    # SIGTERM (and SIGINT, even where a shell started us with it ignored) stop everything
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)
     parlour = [sys.executable, "-m", "parlour.cli"]
     env = dict(os.environ, PARLOUR_WORKER_TOKEN=secrets.token_urlsafe(24))
     host = args.address.rpartition(":")[0]
