@@ -2,15 +2,20 @@
 
 Creates a scratch Postgres database (dropped at the end), starts ``parlour
 serve`` on it as a separate process, and for 1, 16 and 64 games in flight
-plays random legal moves for a fixed time: each move is a GetView of the seat
-to act and an Act by legal-action id. Prints acts/s and p50/p99 Act latency.
+plays random legal moves for a fixed time from this (the client) process:
+each move is an Act by legal-action id, preceded by a GetView of the seat to
+act unless that seat's own last Act answered its view (a seat still to act:
+a Hearts pass, a Crazy 8s draw...). Prints Act and GetView calls per second,
+p50/p99 Act latency, the service's CPU per Act and the cores used by the
+service, the clients and Postgres.
 
 Beside it, in the same run, the raw floors it is compared with:
   * an empty gRPC unary call (grpc.aio, 64 in flight: the health Check of a
-    bare server in its own process),
+    bare server in its own process), measured before and after the service
+    (the higher is used, so a machine busier at one end cannot flatter the ratio),
   * a single-row insert commit into Postgres (one connection, then 16),
-and the ratios; and the latency of the last moves of a full Wizard game
-against its first moves (act latency must not grow with game length).
+and the ratios; and the latency of the last moves of full Wizard games
+against their first moves (act latency must not grow with game length).
 
 Run with ``.venv/bin/python bench/service.py [--seconds 5]`` (``make
 bench-service``). The admin URL comes from $PARLOUR_BENCH_POSTGRES_URL or
@@ -34,6 +39,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import psycopg
@@ -72,16 +78,56 @@ def scratch_database(admin: sa.URL) -> Iterator[sa.URL]:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux /proc; 0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Child:
     address: str
     pid: int
 
     def cpu_seconds(self) -> float:
-        """User + system CPU time the process has used so far (Linux /proc)."""
-        with open(f"/proc/{self.pid}/stat", encoding="ascii") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.pid)
+
+
+class CpuShare:
+    """How the cores were shared during a measurement: the service, this process
+    (the clients) and the Postgres backends serving the scratch database."""
+
+    def __init__(self, server: Child, url: sa.URL) -> None:
+        self.server, self.url = server, url
+        self.start = self._sample()
+
+    def _backends(self) -> list[int]:
+        with psycopg.connect(libpq(self.url), autocommit=True) as conn:
+            rows = conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                (self.url.database,),
+            ).fetchall()
+        return [pid for (pid,) in rows]
+
+    def _sample(self) -> tuple[float, float, float, dict[int, float]]:
+        times = os.times()
+        backends = {pid: cpu_seconds(pid) for pid in self._backends()}
+        return time.perf_counter(), self.server.cpu_seconds(), times.user + times.system, backends
+
+    def cores(self) -> tuple[float, float, float]:
+        """Cores used since construction by (the service, the clients, Postgres)."""
+        wall0, server0, self0, backends0 = self.start
+        wall1, server1, self1, backends1 = self._sample()
+        postgres = sum(  # a backend gone by the end is left out (not counted negative)
+            max(0.0, backends1.get(pid, 0.0) - backends0.get(pid, 0.0))
+            for pid in backends0.keys() | backends1.keys()
+        )
+        elapsed = wall1 - wall0
+        return (server1 - server0) / elapsed, (self1 - self0) / elapsed, postgres / elapsed
 
 
 @contextmanager
@@ -192,38 +238,50 @@ async def new_table(client: ParlourClient, game: str, seats: int) -> list[Seat]:
 
 
 async def play(
-    client: ParlourClient, index: int, deadline: float, tally: Tally, rng: random.Random
+    client: ParlourClient,
+    index: int,
+    deadline: float,
+    tally: Tally,
+    rng: random.Random,
+    view_every_move: bool = False,
 ) -> None:
-    """Play games back to back until the deadline, timing every GetView and Act."""
+    """Play games back to back until the deadline, timing every GetView and Act.
+
+    Like a seat's own client, a seat that has just acted and is still to act
+    (a Hearts pass, a Crazy 8s draw, ...) moves on from the view its Act
+    answered; any other seat first fetches its view with GetView.
+    """
     while time.perf_counter() < deadline:
         game, seats = GAMES[index % len(GAMES)]
         table = await new_table(client, game, seats)
-        to_act = [0]
-        first = await table[0].view()
-        to_act = list(first.view.to_act)
+        current: Any = await table[0].view()
+        holder = 0  # the seat whose view `current` is
+        to_act = list(current.view.to_act)
         while to_act and time.perf_counter() < deadline:
-            seat = table[rng.choice(to_act)]
-            t0 = time.perf_counter()
-            current = await seat.view()
-            t1 = time.perf_counter()
+            if view_every_move or holder not in to_act:
+                holder = rng.choice(to_act)
+                t0 = time.perf_counter()
+                current = await table[holder].view()
+                tally.view_ms.append((time.perf_counter() - t0) * 1000)
             choice = rng.choice(current.view.legal_actions)
-            done = await seat.act(choice.id, expected_version=current.version)
-            t2 = time.perf_counter()
-            tally.view_ms.append((t1 - t0) * 1000)
-            tally.act_ms.append((t2 - t1) * 1000)
-            to_act = list(done.view.to_act)
+            t1 = time.perf_counter()
+            current = await table[holder].act(choice.id, expected_version=current.version)
+            tally.act_ms.append((time.perf_counter() - t1) * 1000)
+            to_act = list(current.view.to_act)
         if not to_act:
             tally.games_finished += 1
 
 
-async def load(address: str, in_flight: int, seconds: float) -> tuple[float, Tally]:
+async def load(
+    address: str, in_flight: int, seconds: float, view_every_move: bool = False
+) -> tuple[float, Tally]:
     tally = Tally()
     clients = [ParlourClient(address) for _ in range(max(1, in_flight // 16))]
     deadline = time.perf_counter() + seconds
     start = time.perf_counter()
     await asyncio.gather(
         *(
-            play(clients[i % len(clients)], i, deadline, tally, random.Random(i))
+            play(clients[i % len(clients)], i, deadline, tally, random.Random(i), view_every_move)
             for i in range(in_flight)
         )
     )
@@ -233,22 +291,31 @@ async def load(address: str, in_flight: int, seconds: float) -> tuple[float, Tal
     return len(tally.act_ms) / elapsed, tally
 
 
-async def wizard_growth(address: str) -> tuple[float, float, int]:
-    """Median Act latency of the first and last 30 moves of one full 3-seat Wizard game."""
+async def wizard_growth(address: str, games: int = 3) -> tuple[float, float, int]:
+    """Median Act latency of the first and of the last 30 moves of full 3-seat Wizard games.
+
+    Pooled over a few games, so that a burst of other work on the machine
+    during one game's start or end does not decide the comparison.
+    """
+    first: list[float] = []
+    last: list[float] = []
     async with ParlourClient(address) as client:
-        table = await new_table(client, "wizard", 3)
-        rng = random.Random(11)
-        latencies: list[float] = []
-        to_act = list((await table[0].view()).view.to_act)
-        while to_act:
-            seat = table[to_act[0]]
-            current = await seat.view()
-            choice = rng.choice(current.view.legal_actions)
-            t0 = time.perf_counter()
-            done = await seat.act(choice.id, expected_version=current.version)
-            latencies.append((time.perf_counter() - t0) * 1000)
-            to_act = list(done.view.to_act)
-    return statistics.median(latencies[:30]), statistics.median(latencies[-30:]), len(latencies)
+        for game in range(games):
+            table = await new_table(client, "wizard", 3)
+            rng = random.Random(11 + game)
+            latencies: list[float] = []
+            to_act = list((await table[0].view()).view.to_act)
+            while to_act:
+                seat = table[to_act[0]]
+                current = await seat.view()
+                choice = rng.choice(current.view.legal_actions)
+                t0 = time.perf_counter()
+                done = await seat.act(choice.id, expected_version=current.version)
+                latencies.append((time.perf_counter() - t0) * 1000)
+                to_act = list(done.view.to_act)
+            first += latencies[:30]
+            last += latencies[-30:]
+    return statistics.median(first), statistics.median(last), len(latencies)
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -259,10 +326,54 @@ def quantile(values: list[float], q: float) -> float:
 # -- main ------------------------------------------------------------------------------------
 
 
+@dataclass
+class Level:
+    """What one load level measured."""
+
+    in_flight: int
+    acts_per_second: float
+    tally: Tally
+    cores: tuple[float, float, float]  # service, clients, postgres
+
+    def row(self, empty: float) -> str:
+        rate, tally = self.acts_per_second, self.tally
+        views = rate * len(tally.view_ms) / max(1, len(tally.act_ms))
+        service_ms = self.cores[0] * 1000 / rate if rate else float("nan")
+        return (
+            f"{self.in_flight:>9} {rate:7.0f} {rate / empty:7.3f} {views:7.0f}"
+            f" {quantile(tally.act_ms, 0.5):7.2f} {quantile(tally.act_ms, 0.99):7.2f}"
+            f" {quantile(tally.view_ms, 0.5):8.2f} {service_ms:6.2f}"
+            f" {self.cores[0]:8.2f} {self.cores[1]:7.2f} {self.cores[2]:8.2f}"
+            f" {tally.games_finished:5d}"
+        )
+
+
+HEADER = (
+    f"{'in flight':>9} {'acts/s':>7} {'x empty':>7} {'views/s':>7} {'act p50':>7}"
+    f" {'act p99':>7} {'view p50':>8} {'ms/act':>6} {'service':>8} {'clients':>7}"
+    f" {'postgres':>8} {'games':>5}"
+)
+LEGEND = """\
+  acts/s: Act calls per second; views/s: GetView calls per second (a seat fetches
+  its view unless its own last Act answered it); latencies in ms; ms/act: service
+  CPU ms per Act, its GetViews and table setup included; service / clients /
+  postgres: cores used by the service process, the client process (this one)
+  and the Postgres backends of the scratch database"""
+
+
+def load_average() -> str:
+    return " ".join(f"{n:.2f}" for n in os.getloadavg())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="time per load level")
     parser.add_argument("--levels", default="1,16,64", help="games in flight, comma-separated")
+    parser.add_argument(
+        "--view-every-move",
+        action="store_true",
+        help="GetView before every Act, even when the seat's last Act answered its view",
+    )
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_server:
@@ -275,50 +386,60 @@ def main() -> int:
         or DEFAULT_ADMIN_URL
     ).set(drivername="postgresql+psycopg")
     levels = [int(level) for level in args.levels.split(",")]
+    bare_command = [sys.executable, __file__, "--bare-server"]
+    load_start = load_average()
+    results: dict[int, Level] = {}
     with scratch_database(admin) as url:
-        with process([sys.executable, __file__, "--bare-server"], "bare server on") as bare:
-            empty = asyncio.run(empty_call_rate(bare.address, 3.0))
+        with process(bare_command, "bare server on") as bare:
+            empty_before = asyncio.run(empty_call_rate(bare.address, 3.0))
         commit_1 = insert_commit_rate(url, 2.0, 1)
         commit_16 = insert_commit_rate(url, 2.0, 16)
-        print(f"floor: empty gRPC unary calls/s (grpc.aio, 64 in flight)  {empty:9.0f}")
-        print(f"floor: Postgres single-row insert commits/s, 1 connection  {commit_1:9.0f}")
-        print(f"floor: Postgres single-row insert commits/s, 16 connections {commit_16:8.0f}")
-
         serve = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
         serve += ["--database-url", url.render_as_string(hide_password=False)]
         with process(serve, "serving on") as server:
-            print(
-                f"\n{'in flight':>9} {'acts/s':>8} {'x empty':>8} {'act p50':>8} {'act p99':>8}"
-                f" {'view p50':>9} {'cpu/act':>8} {'games':>6}"
-            )
-            results = {}
+            asyncio.run(load(server.address, 4, 1.0))  # warm up: connections, caches
             for level in levels:
-                cpu_before = server.cpu_seconds()
-                rate, tally = asyncio.run(load(server.address, level, args.seconds))
-                cpu_ms = (server.cpu_seconds() - cpu_before) * 1000 / max(1, len(tally.act_ms))
-                results[level] = (rate, tally)
-                print(
-                    f"{level:>9} {rate:8.0f} {rate / empty:8.3f} {quantile(tally.act_ms, 0.5):8.2f}"
-                    f" {quantile(tally.act_ms, 0.99):8.2f} {quantile(tally.view_ms, 0.5):9.2f}"
-                    f" {cpu_ms:8.2f} {tally.games_finished:6d}"
+                share = CpuShare(server, url)
+                rate, tally = asyncio.run(
+                    load(server.address, level, args.seconds, args.view_every_move)
                 )
-            print(
-                "(latencies in ms; a move is a GetView then an Act; cpu/act = service "
-                "process CPU ms per move, table setup included)"
-            )
+                results[level] = Level(level, rate, tally, share.cores())
             first, last, moves = asyncio.run(wizard_growth(server.address))
+        # the floor once more, so that a machine busier at one end cannot flatter the ratio
+        with process(bare_command, "bare server on") as bare:
+            empty_after = asyncio.run(empty_call_rate(bare.address, 3.0))
+    empty = max(empty_before, empty_after)
 
-    best = max(rate for rate, _ in results.values())
-    one = results.get(1)
-    print(f"\nfull 3-seat Wizard game, {moves} acts: median act latency first 30 {first:.2f} ms,")
-    print(f"  last 30 {last:.2f} ms: last/first {last / first:.2f}x (target <= {TARGET_GROWTH}x)")
+    print(f"load average at the start: {load_start}; at the end: {load_average()}")
+    print(f"machine: {os.cpu_count()} cores, shared by the service, the clients, Postgres")
+    print("  (and whatever else runs on it); the client process is not the service's")
+    print(
+        f"floor: empty gRPC unary calls/s (grpc.aio, 64 in flight)   {empty:7.0f}"
+        f"  (before {empty_before:.0f}, after {empty_after:.0f}: the higher is used)"
+    )
+    print(f"floor: Postgres single-row insert commits/s, 1 connection   {commit_1:7.0f}")
+    print(f"floor: Postgres single-row insert commits/s, 16 connections {commit_16:7.0f}")
+    print(f"\n{HEADER}")
+    for level in results.values():
+        print(level.row(empty))
+    print(LEGEND)
+
+    best = max(level.acts_per_second for level in results.values())
+    print(
+        f"\nfull 3-seat Wizard games ({moves} acts each, 3 games): median act latency of"
+        f" the first 30 acts {first:.2f} ms,"
+    )
+    print(
+        f"  of the last 30 {last:.2f} ms: last/first {last / first:.2f}x"
+        f" (target <= {TARGET_GROWTH}x)"
+    )
     print(
         f"best acts/s / empty-call rate: {best / empty:.3f} "
         f"(target >= {TARGET_RATIO}, aim {AIM_RATIO})"
     )
     print(f"best acts/s / Postgres commits/s (16 connections): {best / commit_16:.3f}")
-    if one is not None:
-        p50 = quantile(one[1].act_ms, 0.5)
+    if 1 in results:
+        p50 = quantile(results[1].tally.act_ms, 0.5)
         print(f"act p50 with one game in flight: {p50:.2f} ms (target < {TARGET_P50_MS} ms)")
     return 0
 

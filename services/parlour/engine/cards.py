@@ -134,12 +134,13 @@ class Card:
     For a wizard or jester, ``suit`` only tells the four copies apart.
     """
 
-    __slots__ = ("index", "rank", "suit")
+    __slots__ = ("_code", "index", "rank", "suit")
     _interned: ClassVar[dict[tuple[Rank, Suit], Card]] = {}
 
     rank: Rank
     suit: Suit
     index: int
+    _code: str
 
     def __new__(cls, rank: Rank, suit: Suit) -> Card:
         key = (rank, suit)
@@ -155,6 +156,12 @@ class Card:
             else:
                 index = suit.index * 13 + (int(rank) - 2)
             object.__setattr__(card, "index", index)
+            # the code is asked for constantly (views, digests, events): made once
+            if rank in (Rank.WIZARD, Rank.JESTER):
+                code = f"{rank.char}{suit.index + 1}"
+            else:
+                code = f"{rank.char}{suit.value}"
+            object.__setattr__(card, "_code", code)
             cls._interned[key] = card
         return card
 
@@ -200,9 +207,7 @@ class Card:
         return ALL_CARDS[index]
 
     def __str__(self) -> str:
-        if self.rank in (Rank.WIZARD, Rank.JESTER):
-            return f"{self.rank.char}{self.suit.index + 1}"
-        return f"{self.rank.char}{self.suit.value}"
+        return self._code
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"

@@ -26,9 +26,7 @@ import secrets
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from parlour.engine.actions import Action
@@ -37,6 +35,7 @@ from parlour.engine.errors import EngineError
 from parlour.engine.registry import get_game
 from parlour.engine.view import View
 from parlour.service import auth
+from parlour.service.dbthreads import DbThreads
 from parlour.service.errors import (
     BadRequest,
     LostRace,
@@ -159,7 +158,7 @@ class GameService:
         # Seats never change once a table is playing, so its row can be cached.
         self._rows: OrderedDict[str, TableRow] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="parlour-db")
+        self._db = DbThreads(threads)
         self._rng = rng or secrets.SystemRandom()
         self.watch_poll_seconds = watch_poll_seconds
         self._closing = False
@@ -179,13 +178,51 @@ class GameService:
         self.notifier.notify_all()
 
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._db.close()
 
     # -- plumbing ------------------------------------------------------------------------
 
     async def _run(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, partial(call, *args, **kwargs))
+        return await self._db.run(call, *args, **kwargs)
+
+    async def _read(self, table_id: str, after: int, upto: int | None = None) -> list[StoredEvent]:
+        """The table's events after ``after``; on Postgres sent from the loop itself.
+
+        Every move reads (GetView) or appends (Act) once: a thread hop there
+        costs more than the statement, so Postgres gets them without one.
+        """
+        if self.store.is_postgres:
+            return await self.store.read_async(table_id, after, upto)
+        return await self._run(self.store.read, table_id, after, upto)
+
+    async def _append(
+        self,
+        table_id: str,
+        expected: int,
+        events: list[NewEvent],
+        *,
+        request_id: str | None = None,
+        table_status: str | None = None,
+    ) -> list[StoredEvent]:
+        """store.append (no seat changes); on Postgres sent from the loop itself."""
+        if self.store.is_postgres:
+            return await self.store.append_async(
+                table_id, expected, events, request_id=request_id, table_status=table_status
+            )
+        return await self._run(
+            self.store.append,
+            table_id,
+            expected,
+            events,
+            request_id=request_id,
+            table_status=table_status,
+        )
+
+    async def _get_table(self, table_id: str) -> TableRow:
+        """store.get_table; on Postgres sent from the loop itself (see _read)."""
+        if self.store.is_postgres:
+            return await self.store.get_table_async(table_id)
+        return await self._run(self.store.get_table, table_id)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -212,7 +249,7 @@ class GameService:
         if not table_id:
             raise BadRequest("table_id is required")
         try:
-            row = await self._run(self.store.get_table, table_id)
+            row = await self._get_table(table_id)
         except UnknownTable:
             raise TableNotFound(f"no table {table_id!r}") from None
         if row.status != OPEN:
@@ -229,7 +266,7 @@ class GameService:
         """
         folded = self._states.get(table_id) or Folded()
         start = folded.seq if after is None else min(folded.seq, after)
-        events = await self._run(self.store.read, table_id, start)
+        events = await self._read(table_id, start)
         try:
             fold(events, folded)
         except BaseException:
@@ -314,7 +351,7 @@ class GameService:
             seat_rows=tuple(seat_rows),
         )
         await self._run(self.store.create_table, row, events)
-        table = await self._run(self.store.get_table, row.table_id)
+        table = await self._get_table(row.table_id)
         return Hosted(table, host_token, seat, seat_token)
 
     async def list_tables(
@@ -326,7 +363,7 @@ class GameService:
 
     async def get_table(self, table_id: str) -> TableRow:
         try:
-            return await self._run(self.store.get_table, table_id)
+            return await self._get_table(table_id)
         except UnknownTable:
             raise TableNotFound(f"no table {table_id!r}") from None
 
@@ -398,9 +435,7 @@ class GameService:
             assert state is not None
             events = [NewEvent(GAME_STARTED, {}), *self._chance(state)]
             try:
-                stored = await self._run(
-                    self.store.append, table_id, table.version, events, table_status=PLAYING
-                )
+                stored = await self._append(table_id, table.version, events, table_status=PLAYING)
             except ConcurrencyConflict:
                 raise LostRace("the table changed while starting; try again") from None
             finally:
@@ -482,8 +517,7 @@ class GameService:
                 state.apply(seat, action)  # raises before changing anything
                 try:
                     events, status = self._consequences(state, seat, action)
-                    stored = await self._run(
-                        self.store.append,
+                    stored = await self._append(
                         table_id,
                         folded.seq,
                         events,
@@ -543,7 +577,7 @@ class GameService:
 
     async def _first_result(self, table: TableRow, seat: int, first_seq: int) -> Snapshot:
         """What a request answered the first time: the seat's view after its events."""
-        events = await self._run(self.store.read, table.table_id, 0)
+        events = await self._read(table.table_id, 0)
         end = first_seq
         for event in events[first_seq:]:  # seq n is events[n - 1]
             if event.type not in (CARDS_DEALT, GAME_FINISHED):
@@ -582,7 +616,7 @@ class GameService:
         if table.status == OPEN:
             if table.version <= sent:
                 return None, False
-            events = await self._run(self.store.read, table_id, sent, table.version)
+            events = await self._read(table_id, sent, table.version)
             return Snapshot(table.version, table, None, tuple(events)), False
         async with self._lock(table_id):
             folded, events = await self._refresh(table_id, after=sent)
@@ -592,7 +626,7 @@ class GameService:
             view = state.view(seat)
         news = tuple(event for event in events if event.seq > sent)
         if len(news) < folded.seq - sent:  # the cache was ahead of what we read
-            news = tuple(await self._run(self.store.read, table_id, sent, folded.seq))
+            news = tuple(await self._read(table_id, sent, folded.seq))
         return Snapshot(folded.seq, table, view, news), view.is_over
 
 

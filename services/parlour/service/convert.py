@@ -202,32 +202,50 @@ def _cards(cards: Iterable[Card]) -> list[str]:
     return [str(card) for card in cards]
 
 
-def _trick(trick: Trick) -> play_pb2.Trick:
-    message = play_pb2.Trick(
-        leader=trick.leader,
-        plays=[play_pb2.PlayedCard(seat=play.seat, card=str(play.card)) for play in trick.plays],
-        led_suit=SUIT_TO_PROTO[trick.led_suit],
-    )
+# Views are converted twice per move (GetView and Act), so this is written for
+# speed: sub-messages are built in place with add() rather than built and then
+# copied in, and each legal action's message and label are made once.
+_LEGAL: dict[Action, tuple[common_pb2.Action, str]] = {}
+_LEGAL_KEPT = 4096
+
+
+def _legal(value: Action) -> tuple[common_pb2.Action, str]:
+    """The action's message and menu label (cached; the messages are only copied from)."""
+    made = _LEGAL.get(value)
+    if made is None:
+        if len(_LEGAL) >= _LEGAL_KEPT:
+            _LEGAL.clear()
+        made = _LEGAL[value] = (action(value), label(value))
+    return made
+
+
+def _fill_trick(message: play_pb2.Trick, trick: Trick) -> None:
+    message.leader = trick.leader
+    plays = message.plays
+    for play in trick.plays:
+        plays.add(seat=play.seat, card=str(play.card))
+    message.led_suit = SUIT_TO_PROTO[trick.led_suit]
     if trick.winner is not None:
         message.winner = trick.winner
-    return message
 
 
-def _player(player: PlayerView, row: TableRow) -> play_pb2.Player:
-    seat = row.seat_rows[player.seat] if player.seat < len(row.seat_rows) else None
-    message = play_pb2.Player(
-        seat=player.seat,
-        hand_size=player.hand_size,
-        score=player.score,
-        tricks_taken=player.tricks_taken,
-        bid=player.bid,
-        points_this_hand=player.points_this_hand,
-        player_name=(seat.player_name or "") if seat else "",
-        kind=SEAT_KIND_TO_PROTO.get(seat.kind if seat else "", lobby_pb2.SEAT_KIND_UNSPECIFIED),
-    )
-    if player.team is not None:
-        message.team = player.team
-    return message
+def _fill_players(message: play_pb2.View, players: Iterable[PlayerView], row: TableRow) -> None:
+    seat_rows = row.seat_rows
+    added = message.players
+    for player in players:
+        seat = seat_rows[player.seat] if player.seat < len(seat_rows) else None
+        entry = added.add(
+            seat=player.seat,
+            hand_size=player.hand_size,
+            score=player.score,
+            tricks_taken=player.tricks_taken,
+            bid=player.bid,
+            points_this_hand=player.points_this_hand,
+            player_name=(seat.player_name or "") if seat else "",
+            kind=SEAT_KIND_TO_PROTO.get(seat.kind if seat else "", lobby_pb2.SEAT_KIND_UNSPECIFIED),
+        )
+        if player.team is not None:
+            entry.team = player.team
 
 
 def view(value: View, row: TableRow) -> play_pb2.View:
@@ -241,16 +259,9 @@ def view(value: View, row: TableRow) -> play_pb2.View:
         dealer=value.dealer,
         to_act=value.to_act,
         hand=_cards(value.hand),
-        players=[_player(player, row) for player in value.players],
-        legal_actions=[
-            common_pb2.LegalAction(id=number, action=action(legal), label=label(legal))
-            for number, legal in enumerate(value.legal_actions, start=1)
-        ],
         trump=SUIT_TO_PROTO[value.trump],
         trump_text=value.trump_text,
         turned_card=str(value.turned_card) if value.turned_card is not None else "",
-        tricks=[_trick(trick) for trick in value.tricks],
-        history=[play_pb2.Move(seat=move.seat, text=move.text) for move in value.history],
         suit_in_force=SUIT_TO_PROTO[value.suit_in_force],
         suit_in_force_text=value.suit_in_force_text,
         top_card=str(value.top_card) if value.top_card is not None else "",
@@ -258,19 +269,32 @@ def view(value: View, row: TableRow) -> play_pb2.View:
         pass_direction=value.pass_direction,
         passed_cards=_cards(value.passed_cards),
         received_cards=_cards(value.received_cards),
-        hand_scores=[play_pb2.HandScore(points=points) for points in value.hand_scores],
         scores=value.scores,
         is_over=value.is_over,
         winners=value.winners,
         notes=value.notes,
         table_status=STATUS_TO_PROTO[status],
     )
+    _fill_players(message, value.players, row)
+    legal_actions = message.legal_actions
+    for number, legal in enumerate(value.legal_actions, start=1):
+        legal_message, legal_label = _legal(legal)
+        legal_actions.add(id=number, action=legal_message, label=legal_label)
+    tricks = message.tricks
+    for trick in value.tricks:
+        _fill_trick(tricks.add(), trick)
+    history = message.history
+    for move in value.history:
+        history.add(seat=move.seat, text=move.text)
+    hand_scores = message.hand_scores
+    for points in value.hand_scores:
+        hand_scores.add(points=points)
     if value.seat is not None:
         message.seat = value.seat
     if value.current_trick is not None:
-        message.current_trick.CopyFrom(_trick(value.current_trick))
+        _fill_trick(message.current_trick, value.current_trick)
     if value.last_trick is not None:
-        message.last_trick.CopyFrom(_trick(value.last_trick))
+        _fill_trick(message.last_trick, value.last_trick)
     if value.stock_count is not None:
         message.stock_count = value.stock_count
     if value.hearts_broken is not None:

@@ -211,16 +211,46 @@ class PostgresNotifier(Notifier):
             try:
                 if connection is None:
                     raise psycopg.OperationalError("not connected")
-                async for note in connection.notifies():
-                    game_id, _, seq = note.payload.rpartition(":")
-                    if game_id and seq.isdigit():
-                        self.notify_local(game_id, int(seq))
+                await self._drain(connection)
             except Exception as error:  # whatever broke, a live listener is the way back
                 log.warning("lost the LISTEN connection (%s); reconnecting", error)
             await self._close()
             await self._reconnect()
             # Whatever was notified while we were away is lost: let everyone re-read.
             self.notify_all()
+
+    async def _drain(self, connection: psycopg.AsyncConnection[object]) -> None:
+        """Hand each notification to notify_local as it arrives; raise when the connection drops.
+
+        Every append of every replica comes back here, so this is on the hot
+        path: one reader on the socket for the connection's life, and libpq's
+        own calls, cost less per notification than psycopg's notifies()
+        generator (which registers and unregisters a reader for each one).
+        """
+        loop = asyncio.get_running_loop()
+        lost: asyncio.Future[None] = loop.create_future()
+        pgconn = connection.pgconn
+        socket = pgconn.socket
+
+        def readable() -> None:
+            try:
+                pgconn.consume_input()
+                while (note := pgconn.notifies()) is not None:
+                    game_id, _, seq = note.extra.decode().rpartition(":")
+                    if game_id and seq.isdigit():
+                        self.notify_local(game_id, int(seq))
+                if pgconn.status != psycopg.pq.ConnStatus.OK:
+                    raise psycopg.OperationalError("the LISTEN connection was closed")
+            except Exception as error:
+                if not lost.done():
+                    lost.set_exception(error)
+
+        loop.add_reader(socket, readable)
+        try:
+            readable()  # whatever arrived before the reader was in place
+            await lost
+        finally:
+            loop.remove_reader(socket)
 
     async def _reconnect(self) -> None:
         delay = self._retry_delay

@@ -17,11 +17,15 @@ processes), so a lost race still ends in the primary-key check, never in
 waiters (see ``notify.py``).
 
 All methods are synchronous and thread-safe; the gRPC layer calls them from
-worker threads.
+worker threads, except on Postgres for the statements every move makes (the
+append, the read of new events, the table): ``append_async``, ``read_async``
+and ``get_table_async`` send those from the event loop itself, in one
+statement each, through psycopg without SQLAlchemy (see ``store_pg.py``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -29,12 +33,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+import psycopg
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 
+from parlour.service.store_pg import AsyncPostgresHotPath, PostgresHotPath, VersionMoved
 from parlour.service.store_schema import bot_leases, events, seats, tables
 
 log = logging.getLogger(__name__)
@@ -229,6 +235,12 @@ class EventStore:
             self._write_lock: threading.Lock | None = None
             self._upsert: Any = postgresql.insert
             self._bump: sa.Update = _BUMP_VERSION_AND_NOTIFY
+            # the append and read of every move skip SQLAlchemy (see store_pg.py)
+            libpq = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+            self._hot: PostgresHotPath | None = PostgresHotPath(libpq, pool_size, NOTIFY_CHANNEL)
+            self._hot_async: AsyncPostgresHotPath | None = AsyncPostgresHotPath(
+                libpq, pool_size, NOTIFY_CHANNEL
+            )
         else:
             self._engine = self._sqlite_engine(parsed, pool_size, echo)
             # every write transaction starts with BEGIN IMMEDIATE (see _sqlite_engine)
@@ -237,6 +249,8 @@ class EventStore:
             self._write_lock = _sqlite_write_lock(str(Path(parsed.database or "").resolve()))
             self._upsert = sqlite.insert
             self._bump = _BUMP_VERSION
+            self._hot = None
+            self._hot_async = None
         self._upsert_seat = self._build_seat_upsert()
         self._claim_lease = self._build_lease_claim()
 
@@ -421,6 +435,10 @@ class EventStore:
             "now": now,
             "new_status": table_status,
         }
+        if self._hot is not None and not seat_updates:
+            self._append_hot(game_id, expected_seq, rows, request_id, table_status)
+            self._announce(game_id, last_seq)
+            return [self._stored(row) for row in rows]
         try:
             with self._write() as conn:
                 conn.execute(_INSERT_EVENT, rows[0] if len(rows) == 1 else rows)
@@ -443,6 +461,76 @@ class EventStore:
         self._announce(game_id, last_seq)
         return [self._stored(row) for row in rows]
 
+    def _append_hot(
+        self,
+        game_id: str,
+        expected_seq: int,
+        rows: list[dict[str, Any]],
+        request_id: str | None,
+        table_status: str | None,
+    ) -> None:
+        """The Postgres append in one statement, with append's exceptions."""
+        assert self._hot is not None
+        try:
+            self._hot.append(game_id, expected_seq, rows, table_status)
+        except (psycopg.IntegrityError, VersionMoved) as error:
+            self._refuse_append(game_id, expected_seq, request_id, error)
+
+    def _refuse_append(
+        self, game_id: str, expected_seq: int, request_id: str | None, error: Exception
+    ) -> NoReturn:
+        """Raise what a one-statement append that wrote nothing means for the caller."""
+        self._raise_duplicate(game_id, request_id, error)
+        if isinstance(error, VersionMoved):
+            if not self._table_exists(game_id):
+                raise UnknownTable(game_id) from None
+            raise ConcurrencyConflict(
+                f"{game_id} is no longer at version {expected_seq}"
+            ) from error
+        raise ConcurrencyConflict(
+            f"{game_id} already has an event at seq {expected_seq + 1}"
+        ) from error
+
+    async def append_async(
+        self,
+        game_id: str,
+        expected_seq: int,
+        events: list[NewEvent],
+        *,
+        request_id: str | None = None,
+        table_status: str | None = None,
+    ) -> list[StoredEvent]:
+        """:meth:`append` for the event loop's own thread (Postgres only).
+
+        The statement is sent on an asyncio connection, with no thread hop; the
+        rare refusal is explained (duplicate, unknown table, conflict) in a
+        thread, with the same exceptions as :meth:`append`.
+        """
+        if self._hot_async is None:
+            raise RuntimeError("append_async needs Postgres; call append in a thread")
+        if not events:
+            raise ValueError("append needs at least one event")
+        rows = self._event_rows(game_id, expected_seq, events, request_id, utcnow())
+        try:
+            await self._hot_async.append(game_id, expected_seq, rows, table_status)
+        except (psycopg.IntegrityError, VersionMoved) as error:
+            await asyncio.to_thread(self._refuse_append, game_id, expected_seq, request_id, error)
+        self._announce(game_id, expected_seq + len(rows))
+        return [self._stored(row) for row in rows]
+
+    async def read_async(
+        self, game_id: str, after_seq: int = 0, upto_seq: int | None = None
+    ) -> list[StoredEvent]:
+        """:meth:`read` for the event loop's own thread (Postgres only; see append_async)."""
+        if self._hot_async is None:
+            raise RuntimeError("read_async needs Postgres; call read in a thread")
+        return [
+            StoredEvent(game_id, seq, kind, version, payload, digest, request, _aware(created))
+            for seq, kind, version, payload, digest, request, created in await self._hot_async.read(
+                game_id, after_seq, upto_seq
+            )
+        ]
+
     def _raise_duplicate(self, game_id: str, request_id: str | None, error: Exception) -> None:
         if request_id is None:
             return
@@ -454,6 +542,13 @@ class EventStore:
         self, game_id: str, after_seq: int = 0, upto_seq: int | None = None
     ) -> list[StoredEvent]:
         """The game's events with ``after_seq < seq <= upto_seq``, in order."""
+        if self._hot is not None:
+            return [
+                StoredEvent(game_id, seq, kind, version, payload, digest, request, _aware(created))
+                for seq, kind, version, payload, digest, request, created in self._hot.read(
+                    game_id, after_seq, upto_seq
+                )
+            ]
         with self._reader.connect() as conn:
             if upto_seq is None:
                 result = conn.execute(_READ_AFTER, {"g": game_id, "after": after_seq})
@@ -518,6 +613,32 @@ class EventStore:
         if not found:
             raise UnknownTable(table_id)
         return found[0]
+
+    async def get_table_async(self, table_id: str) -> TableRow:
+        """:meth:`get_table` for the event loop's own thread (Postgres only; one round trip)."""
+        if self._hot_async is None:
+            raise RuntimeError("get_table_async needs Postgres; call get_table in a thread")
+        found = await self._hot_async.get_table(table_id)
+        if found is None:
+            raise UnknownTable(table_id)
+        *columns, seat_rows = found
+        table_id, game, seat_count, options, status, host, version, name, created, updated = columns
+        return TableRow(
+            table_id=table_id,
+            game=game,
+            seats=seat_count,
+            options=options,
+            status=status,
+            host_token_hash=host,
+            version=version,
+            name=name,
+            created_at=_aware(created),
+            updated_at=_aware(updated),
+            seat_rows=tuple(
+                SeatRow(seat, kind, bot_level, player_name, token_hash, bool(occupied))
+                for seat, kind, bot_level, player_name, token_hash, occupied in seat_rows
+            ),
+        )
 
     def list_tables(
         self, status: str | None = None, game: str | None = None, limit: int = 100
@@ -676,6 +797,10 @@ class EventStore:
 
     def close(self) -> None:
         """Close every pooled connection."""
+        if self._hot is not None:
+            self._hot.close()
+        if self._hot_async is not None:
+            self._hot_async.close()
         self._engine.dispose()
 
 
