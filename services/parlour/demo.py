@@ -41,7 +41,8 @@ def _wait_serving(address: str, timeout: float = 30.0) -> None:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                # grpcio-health-checking's stubs do not declare the stub's methods
+                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)  # type: ignore[attr-defined]
                 if reply.status == health_pb2.HealthCheckResponse.SERVING:
                     return
             except grpc.RpcError:
@@ -64,12 +65,12 @@ def run(args: argparse.Namespace) -> int:
     host = args.address.rpartition(":")[0]
     logs = Path("build")
     logs.mkdir(exist_ok=True)
-    children: list[subprocess.Popen[bytes]] = []
+    children: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(name: str, *command: str) -> None:
         log = (logs / f"{name}.log").open("ab")
-        children.append(
-            subprocess.Popen([*parlour, *command], env=env, stdout=log, stderr=subprocess.STDOUT)
+        children[name] = subprocess.Popen(
+            [*parlour, *command], env=env, stdout=log, stderr=subprocess.STDOUT
         )
 
     try:
@@ -91,19 +92,18 @@ def run(args: argparse.Namespace) -> int:
         if args.play:
             subprocess.run([*parlour, "play", "--server", args.address], env=env, check=False)
         else:
-            while all(child.poll() is None for child in children):
+            while all(child.poll() is None for child in children.values()):
                 time.sleep(0.5)
-            failed = [c.args[3] for c in children if c.poll() not in (None, 0)]
-            if failed:
-                print(f"parlour demo: {', '.join(map(str, failed))} stopped; see {logs}/")
-                return 1
+            stopped = [name for name, child in children.items() if child.poll() is not None]
+            print(f"parlour demo: {', '.join(stopped)} stopped; see {logs}/")
+            return 1
     except KeyboardInterrupt:
         pass
     finally:
-        for child in children:
+        for child in children.values():
             with contextlib.suppress(ProcessLookupError):
                 child.send_signal(signal.SIGTERM)
-        for child in children:
+        for child in children.values():
             try:
                 child.wait(timeout=10)
             except subprocess.TimeoutExpired:
