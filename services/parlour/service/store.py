@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -46,7 +47,9 @@ from parlour.service.store_schema import bot_leases, events, seats, tables
 log = logging.getLogger(__name__)
 
 #: the repository's migrations, beside the (editable-installed) package
-MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations"
+#: The Alembic scripts ship inside the package (parlour/migrations), so an installed
+#: wheel migrates without the source tree.
+MIGRATIONS_DIR = Path(str(resources.files("parlour").joinpath("migrations")))
 NOTIFY_CHANNEL = "parlour_events"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -811,8 +814,7 @@ def alembic_config(url: str) -> Any:
     """An Alembic Config for the repository's migrations against ``url``."""
     from alembic.config import Config
 
-    ini = MIGRATIONS_DIR.parent / "alembic.ini"
-    config = Config(str(ini)) if ini.exists() else Config()
+    config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     # handed over as an attribute: a URL in the ini would need its '%' escaped
     config.attributes["url"] = url
