@@ -57,7 +57,10 @@ def build_parser(chosen: str | None) -> tuple[argparse.ArgumentParser, ModuleTyp
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     module = None
     for command in COMMANDS:
-        sub = commands.add_parser(command.name, help=command.help, description=command.help)
+        # no abbreviations: "--worker-token T" must not pass as "--worker-token-file T"
+        sub = commands.add_parser(
+            command.name, help=command.help, description=command.help, allow_abbrev=False
+        )
         if command.name == chosen:
             module = _load(command)
             if module is not None:

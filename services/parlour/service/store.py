@@ -41,6 +41,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 
+from parlour.service import metrics
 from parlour.service.store_pg import AsyncPostgresHotPath, PostgresHotPath, VersionMoved
 from parlour.service.store_schema import bot_leases, events, seats, tables
 
@@ -131,6 +132,10 @@ class StoreError(Exception):
 
 class ConcurrencyConflict(StoreError):
     """Another writer took the (game_id, seq) this append expected to be free."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        metrics.APPEND_CONFLICTS.inc()  # every backend raises it: counted once, here
 
 
 class DuplicateRequest(StoreError):
