@@ -12,6 +12,7 @@ import argparse
 import json
 import logging
 import os
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +80,19 @@ def setup_logging(args: argparse.Namespace) -> None:
     root.handlers[:] = [handler]
     root.setLevel(max(logging.INFO, getattr(logging, args.log_level)))
     logging.getLogger("parlour").setLevel(getattr(logging, args.log_level))
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (e.g. "address already in use"), or None."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        # as a server binds: a port lingering in TIME_WAIT is free, a listener is not
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error.strerror or str(error)
+    return None
 
 
 # --- metrics ----------------------------------------------------------------------------
@@ -162,14 +176,14 @@ def tls_client_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tls-cert",
         metavar="FILE",
-        default=os.environ.get("PARLOUR_TLS_CERT") or None,
-        help="client certificate for mutual TLS (default: $PARLOUR_TLS_CERT)",
+        default=os.environ.get("PARLOUR_TLS_CLIENT_CERT") or None,
+        help="client certificate for mutual TLS (default: $PARLOUR_TLS_CLIENT_CERT)",
     )
     parser.add_argument(
         "--tls-key",
         metavar="FILE",
-        default=os.environ.get("PARLOUR_TLS_KEY") or None,
-        help="its private key (default: $PARLOUR_TLS_KEY)",
+        default=os.environ.get("PARLOUR_TLS_CLIENT_KEY") or None,
+        help="its private key (default: $PARLOUR_TLS_CLIENT_KEY)",
     )
 
 

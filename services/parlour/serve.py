@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 
 from parlour import ops
 from parlour.migrate import database_url_argument, safe_url
@@ -63,6 +64,16 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
 
+    host_only, _, port_text = args.address.rpartition(":")
+    problem = ops.port_problem(host_only.strip("[]") or "0.0.0.0", int(port_text or 0))
+    if problem is not None:
+        print(
+            f"parlour serve: cannot listen on {args.address} ({problem}); "
+            "stop what uses it, or choose another address with --address HOST:PORT",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 2
     asyncio.run(
         serve(
             args.address,

@@ -331,7 +331,10 @@ async def build_server(
         lease_seconds=lease_seconds or DEFAULT_LEASE_SECONDS,
     )
     app.bot_act_guard = bot_turns.check_act
-    server = grpc.aio.server(interceptors=[ObservingInterceptor()])
+    # no SO_REUSEPORT: a second replica started on a busy port fails instead of sharing it
+    server = grpc.aio.server(
+        interceptors=[ObservingInterceptor()], options=[("grpc.so_reuseport", 0)]
+    )
     # (register function, servicer, full service name): one line per service
     services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]] = [
         (
