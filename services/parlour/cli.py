@@ -34,6 +34,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("fork", "parlour.fork_cmd", "start a new table from any point of a game"),
     Command("play", "parlour.tui.command", "play in the terminal (lobby, tables, bots)"),
     Command("gateway", "parlour.gateway.command", "serve the REST/JSON gateway and browser client"),
+    Command("health", "parlour.health_cmd", "exit 0 if a game service (or an HTTP URL) answers"),
     # `make run` calls this one; the module may not exist in every build.
     Command("demo", "parlour.demo", "start a local game against computer opponents"),
 )

@@ -127,3 +127,14 @@ async def test_every_rpc_is_logged_with_its_table_seat_request_id_and_status(
     assert line["duration_ms"] >= 0 and line["logger"] == "parlour.rpc"
     text = ops.TextFormatter().format(act)
     assert f"table_id={table.table_id}" in text and "code=OK" in text
+
+
+async def test_parlour_health_says_whether_a_service_answers(sqlite_url: str) -> None:
+    import asyncio
+
+    from parlour.cli import main
+
+    async with running_service(sqlite_url) as service:
+        assert await asyncio.to_thread(main, ["health", "--server", service.address]) == 0
+        closed = service.address
+    assert await asyncio.to_thread(main, ["health", "--server", closed, "--timeout", "1"]) == 1
