@@ -26,6 +26,8 @@ from parlour.service.notify import make_notifier
 from parlour.service.store import EventStore
 from tests.service.harness import play_randomly, seated_table
 
+WORKER_TOKEN = "a-worker-token-for-tls-tests"
+
 
 @pytest.fixture
 def pki(tmp_path: Path) -> dict[str, Path]:
@@ -59,7 +61,9 @@ async def tls_service(url: str, credentials: grpc.ServerCredentials | None) -> A
     store.migrate()
     notifier = make_notifier(store)
     await notifier.start()
-    server = await build_server("127.0.0.1:0", store, notifier, credentials=credentials)
+    server = await build_server(
+        "127.0.0.1:0", store, notifier, credentials=credentials, worker_token=WORKER_TOKEN
+    )
     await server.start()
     try:
         yield f"127.0.0.1:{server.port}"
@@ -130,3 +134,54 @@ def test_tls_options_that_do_not_fit_together_stop_the_command(pki: dict[str, Pa
         server_credentials("--tls-client-ca", str(pki["ca"]))
     with pytest.raises(SystemExit, match="TLS"):
         server_credentials("--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.key")
+
+
+async def test_a_worker_plays_a_bots_game_over_mutual_tls_and_the_gateway_serves_over_tls(
+    sqlite_url: str, pki: dict[str, Path]
+) -> None:
+    import asyncio
+
+    import httpx
+
+    from parlour.ai.worker import Worker, WorkerConfig
+    from parlour.gateway.app import create_app
+
+    credentials = server_credentials(
+        "--tls-cert",
+        str(pki["server_cert"]),
+        "--tls-key",
+        str(pki["server_key"]),
+        "--tls-client-ca",
+        str(pki["ca"]),
+    )
+    with_cert = tls_credentials(pki["ca"], pki["client_cert"], pki["client_key"])
+    async with tls_service(sqlite_url, credentials) as address:
+        config = WorkerConfig(
+            servers=(address,),
+            worker_token=WORKER_TOKEN,
+            worker_id="tls-worker",
+            credentials=with_cert,
+            wait_seconds=1.0,
+        )
+        worker = Worker(config)
+        running = asyncio.create_task(worker.run())
+        async with ParlourClient(address, credentials=with_cert) as client:
+            hosted = await client.host_table("crazy8s", 2, seat_setup=[("bot", "")] * 2)
+            table_id = hosted.table.table_id
+            await client.start_table(table_id, hosted.host_token)
+            for _ in range(600):
+                view = await client.get_view(table_id, None, None)
+                if view.view.is_over:
+                    break
+                await asyncio.sleep(0.1)
+            assert view.view.is_over, "the worker did not finish the game over mutual TLS"
+        worker.stop()
+        tally = await asyncio.wait_for(running, 10)
+        assert tally.played > 0
+
+        gateway = create_app(address, with_cert)
+        transport = httpx.ASGITransport(app=gateway)
+        async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as browser:
+            answer = await browser.post("/api/LobbyService/GetTable", json={"tableId": table_id})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["table"]["status"] == "TABLE_STATUS_FINISHED"
