@@ -12,6 +12,7 @@ import logging
 import random
 from collections.abc import Iterator
 
+import grpc
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -138,3 +139,22 @@ async def test_parlour_health_says_whether_a_service_answers(sqlite_url: str) ->
         assert await asyncio.to_thread(main, ["health", "--server", service.address]) == 0
         closed = service.address
     assert await asyncio.to_thread(main, ["health", "--server", closed, "--timeout", "1"]) == 1
+
+
+def test_a_hosted_table_is_logged_with_its_new_table_id(caplog: pytest.LogCaptureFixture) -> None:
+    from parlour.service.observe import ObservingInterceptor
+    from parlour.v1 import lobby_pb2
+
+    caplog.set_level(logging.INFO, logger="parlour.rpc")
+    answer = lobby_pb2.HostTableResponse(table=lobby_pb2.Table(table_id="t-new", game="hearts"))
+    ObservingInterceptor()._done(
+        "LobbyService/HostTable",
+        False,
+        lobby_pb2.HostTableRequest(),
+        answer,
+        grpc.StatusCode.OK,
+        0.01,
+    )
+    (record,) = caplog.records
+    assert record.table_id == "t-new"  # type: ignore[attr-defined]
+    assert json.loads(ops.JsonFormatter().format(record))["time"].endswith("+00:00")

@@ -21,6 +21,7 @@ import grpc
 from google.protobuf.message import Message
 
 from parlour.service import metrics
+from parlour.v1 import lobby_pb2
 
 log = logging.getLogger("parlour.rpc")
 
@@ -141,6 +142,10 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
     ) -> None:
         fields = request_fields(request)
         self._learn_game(response)
+        if "table_id" not in fields:  # HostTable: the table is in the answer
+            answered = getattr(response, "table", None)
+            if isinstance(answered, lobby_pb2.Table) and answered.table_id:
+                fields["table_id"] = answered.table_id
         metrics.RPCS.labels(method, code.name).inc()
         if method == ACT:
             game = self._game_of(response, fields.get("table_id", ""))
