@@ -25,6 +25,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from parlour import ops
+from parlour.migrate import safe_url
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,7 +110,12 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(problems), file=sys.stderr, flush=True)
         return 2
     parlour = [sys.executable, "-m", "parlour.cli"]
-    env = dict(os.environ, PARLOUR_WORKER_TOKEN=secrets.token_urlsafe(24))
+    # secrets (and a URL that may hold a password) go to the children by environment, not argv
+    env = dict(
+        os.environ,
+        PARLOUR_WORKER_TOKEN=secrets.token_urlsafe(24),
+        PARLOUR_DATABASE_URL=args.database_url,
+    )
     host = args.address.rpartition(":")[0]
     logs = Path("build")
     logs.mkdir(exist_ok=True)
@@ -122,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         )
 
     try:
-        start("serve", "serve", "--address", args.address, "--database-url", args.database_url)
+        start("serve", "serve", "--address", args.address)
         _wait_until(
             lambda: _serving(args.address),
             children["serve"],
@@ -140,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         )
         print(
             f"Parlour is running (logs in {logs}/):\n"
-            f"  game service  {args.address}  ({args.database_url})\n"
+            f"  game service  {args.address}  ({safe_url(args.database_url)})\n"
             f"  AI workers    {args.workers}\n"
             f"  browser       http://{host or '127.0.0.1'}:{args.web_port}/\n"
             f"Play in a terminal with:\n"

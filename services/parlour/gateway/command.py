@@ -32,5 +32,6 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"parlour: browser client on http://{args.host}:{args.port}/ -> {args.server}", flush=True
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # log_config=None: uvicorn's own records go through the handler set up above
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", log_config=None)
     return 0
