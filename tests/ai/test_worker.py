@@ -6,6 +6,7 @@ cleanly when asked (or for good when its token is refused)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -131,6 +132,19 @@ async def test_a_worker_plays_tables_of_bots_to_the_end(sqlite_url: str) -> None
             ]
             moves = [await finished(service, table_id) for table_id in tables]
         assert worker.tally.played == sum(moves)
+
+
+async def test_the_worker_logs_its_moves_at_debug_only(
+    sqlite_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="parlour.worker")
+    async with bot_service(sqlite_url) as service:
+        worker = Worker(config(service.address))
+        async with running(worker):
+            moves = await finished(service, await bot_table(service.client, "crazy8s", 2))
+    played = [r for r in caplog.records if " played " in r.getMessage()]
+    assert len(played) == moves > 0
+    assert {record.levelno for record in played} == {logging.DEBUG}
 
 
 async def test_a_bot_of_an_unknown_level_still_plays(sqlite_url: str) -> None:
