@@ -7,6 +7,7 @@ the server interceptor writes, in the plain and in the JSON format.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -158,3 +159,18 @@ def test_a_hosted_table_is_logged_with_its_new_table_id(caplog: pytest.LogCaptur
     (record,) = caplog.records
     assert record.table_id == "t-new"  # type: ignore[attr-defined]
     assert json.loads(ops.JsonFormatter().format(record))["time"].endswith("+00:00")
+
+
+async def test_open_watch_streams_are_counted_while_open(sqlite_url: str, metrics_url: str) -> None:
+    async with running_service(sqlite_url) as service:
+        table = await seated_table(service.client, "crazy8s", 2)
+        before = value(scrape(metrics_url), "parlour_watch_streams")
+        updates = table.seats[0].watch()
+        await anext(updates)
+        assert value(scrape(metrics_url), "parlour_watch_streams") == before + 1
+        await updates.aclose()
+        for _ in range(50):  # the server sees the cancellation a moment later
+            if value(scrape(metrics_url), "parlour_watch_streams") == before:
+                break
+            await asyncio.sleep(0.05)
+        assert value(scrape(metrics_url), "parlour_watch_streams") == before
