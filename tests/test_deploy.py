@@ -1,30 +1,223 @@
-"""The deployment files parse and point at things that exist."""
+"""The deployment files are true to the code: every command, flag and variable in
+docker-compose.yml exists and is read, required secrets have no default, the image
+is built from the wheel, and `docker compose config` accepts the file where a
+compose CLI is installed."""
 
 from __future__ import annotations
 
+import argparse
+import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = ROOT / "docker-compose.yml"
+VALUES = {"POSTGRES_PASSWORD": "pg-secret/with:odd@chars", "PARLOUR_WORKER_TOKEN": "w" * 32}
 
 
-def test_docker_compose_parses_and_builds_from_the_dockerfile() -> None:
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    services = compose["services"]
-    assert {"postgres", "migrate", "game-1", "game-2", "worker"} <= set(services)
-    build = services["migrate"]["build"]
-    assert (ROOT / build["context"] / build["dockerfile"]).is_file()
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
+    return loaded
 
 
-def test_every_parlour_command_in_compose_is_a_cli_subcommand() -> None:
+def interpolate(value: str) -> str:
+    """Compose's ${VAR:?msg} / ${VAR:-default} with VALUES as the environment."""
+
+    def one(match: re.Match[str]) -> str:
+        name, op, rest = match.group(1), match.group(2) or "", match.group(3) or ""
+        if name in VALUES:
+            return VALUES[name]
+        assert op != ":?", f"{name} is required but the test did not set it"
+        return rest if op == ":-" else ""
+
+    return re.sub(r"\$\{(\w+)(:\?|:-)?([^}]*)\}", one, value)
+
+
+def parlour_commands() -> list[tuple[str, list[str], dict[str, str]]]:
+    """(service, argv, environment) of every parlour command in the file, healthchecks too."""
+    found = []
+    for name, service in compose()["services"].items():
+        env = {k: interpolate(str(v)) for k, v in (service.get("environment") or {}).items()}
+        command = service.get("command")
+        if command and command[0] == "parlour":
+            found.append((name, command, env))
+        test = (service.get("healthcheck") or {}).get("test") or []
+        if test[:2] == ["CMD", "parlour"]:
+            found.append((f"{name} healthcheck", test[1:], env))
+    return found
+
+
+def parse(argv: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Any:
     from parlour.cli import build_parser
 
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    commands = [s["command"] for s in compose["services"].values() if "command" in s]
-    assert commands
-    for command in commands:
-        assert command[0] == "parlour"
-        parser, module = build_parser(command[1])
-        assert module is not None, f"parlour {command[1]} does not exist"
-        parser.parse_args(command[1:])  # SystemExit on an unknown flag
+    for key in [k for k in os.environ if k.startswith("PARLOUR_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    parser, module = build_parser(argv[1])
+    assert module is not None, f"parlour {argv[1]} does not exist"
+    return parser.parse_args(argv[1:])  # SystemExit on an unknown flag
+
+
+def test_compose_runs_every_part_and_builds_from_the_dockerfile() -> None:
+    services = compose()["services"]
+    assert {"postgres", "migrate", "game-1", "game-2", "worker", "gateway"} <= set(services)
+    build = services["migrate"]["build"]
+    assert (ROOT / build["context"] / build["dockerfile"]).is_file()
+    assert services["worker"]["deploy"]["replicas"] == 2
+    assert services["migrate"]["restart"] == "no"
+    for name in ("postgres", "game-1", "game-2", "worker", "gateway"):
+        assert services[name]["restart"] == "unless-stopped", name
+        assert services[name]["healthcheck"]["test"], name
+    assert services["postgres"]["healthcheck"]["test"][0] == "CMD-SHELL"
+    # the worker's healthcheck fits it: it listens on no gRPC port
+    assert "--server" not in services["worker"]["healthcheck"]["test"]
+
+
+def test_every_parlour_command_and_flag_in_compose_exists(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    commands = parlour_commands()
+    assert {argv[1] for _, argv, _ in commands} >= {"migrate", "serve", "worker", "gateway"}
+    for _, argv, env in commands:
+        parse(argv, env, monkeypatch)
+
+
+def test_every_parlour_variable_in_compose_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = "\n".join(p.read_text() for p in (ROOT / "services/parlour").rglob("*.py"))
+    source += "\n".join(p.read_text() for p in (ROOT / "clients").rglob("*.py"))
+    named = {
+        key
+        for service in compose()["services"].values()
+        for key in (service.get("environment") or {})
+        if key.startswith("PARLOUR_")
+    }
+    assert named
+    for key in named:
+        assert f'"{key}"' in source, f"{key} is set in docker-compose.yml but never read"
+
+    services = {name: (argv, env) for name, argv, env in parlour_commands()}
+    argv, env = services["game-1"]
+    serve = parse(argv, env, monkeypatch)
+    from parlour import ops
+
+    assert ops.worker_token(serve) == VALUES["PARLOUR_WORKER_TOKEN"]
+    assert serve.metrics_address == "0.0.0.0:9464" and serve.log_json
+    from sqlalchemy import make_url
+
+    url = make_url(serve.database_url)
+    assert url.password == VALUES["POSTGRES_PASSWORD"] and url.host == "postgres"
+    assert ops.tls_server_credentials(serve) is None  # TLS off unless .env names the files
+    argv, env = services["worker"]
+    worker = parse(argv, env, monkeypatch)
+    assert ops.worker_token(worker) == VALUES["PARLOUR_WORKER_TOKEN"]
+    assert worker.metrics_address and ops.tls_client_credentials(worker) is None
+
+
+def test_secrets_have_no_default_and_env_example_documents_them() -> None:
+    text = COMPOSE.read_text()
+    required = set(re.findall(r"\$\{(\w+):\?", text))
+    assert required == {"POSTGRES_PASSWORD", "PARLOUR_WORKER_TOKEN"}
+    assert not re.search(r"\$\{(POSTGRES_PASSWORD|PARLOUR_WORKER_TOKEN):-", text)
+    passwords = re.findall(r"PASSWORD: (.*)", text)
+    assert len(passwords) == 2 and all(p.startswith("${POSTGRES_PASSWORD:?") for p in passwords)
+    assert re.findall(r"postgresql\+psycopg://([^@]*)@", text) == ["parlour"]  # none in the URL
+    example = (ROOT / ".env.example").read_text()
+    optional = set(re.findall(r"\$\{(\w+):-", text))
+    for name in required | optional:
+        assert re.search(rf"^#? ?{name}=", example, flags=re.MULTILINE), f".env.example: {name}"
+
+
+def test_the_image_is_built_from_the_wheel_and_runs_as_a_user() -> None:
+    dockerfile = (ROOT / "deploy/Dockerfile").read_text()
+    assert len(re.findall(r"^FROM ", dockerfile, flags=re.MULTILINE)) == 2
+    assert "pip wheel" in dockerfile and "pip install -e" not in dockerfile
+    user = re.findall(r"^USER (\S+)", dockerfile, flags=re.MULTILINE)
+    assert user and user[-1] not in ("root", "0")
+    extras = re.search(r"^ARG EXTRAS=(\S+)", dockerfile, flags=re.MULTILINE)
+    assert extras and set(extras.group(1).split(",")) == {"service", "worker", "gateway"}
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+    assert ignored[1:2] == ["*"] or "*" in ignored  # everything but what the build needs
+
+
+def compose_cli() -> list[str] | None:
+    docker = shutil.which("docker")
+    if (
+        docker
+        and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0
+    ):
+        return [docker, "compose"]
+    legacy = shutil.which("docker-compose")
+    return [legacy] if legacy else None
+
+
+@pytest.mark.skipif(compose_cli() is None, reason="no docker compose CLI on this machine")
+def test_docker_compose_config_accepts_the_file_and_refuses_missing_secrets(
+    tmp_path: Path,
+) -> None:
+    cli = compose_cli()
+    assert cli is not None
+    env_file = tmp_path / "env"
+    env_file.write_text("".join(f"{k}={v}\n" for k, v in VALUES.items()))
+    environ = {k: v for k, v in os.environ.items() if k not in VALUES}
+    base = [*cli, "--project-directory", str(ROOT), "-f", str(COMPOSE)]
+    ok = subprocess.run(
+        [*base, "--env-file", str(env_file), "config"],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=60,
+        check=False,
+    )
+    assert ok.returncode == 0, ok.stderr
+    resolved = yaml.safe_load(ok.stdout)
+    assert resolved["services"]["gateway"]["command"][:2] == ["parlour", "gateway"]
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    missing = subprocess.run(
+        [*base, "--env-file", str(empty), "config"],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=60,
+        check=False,
+    )
+    assert missing.returncode != 0
+    assert "POSTGRES_PASSWORD" in missing.stderr or "PARLOUR_WORKER_TOKEN" in missing.stderr
+
+
+def test_argparse_sees_no_secret_flag() -> None:
+    """No subcommand that the deployment runs takes a secret on its command line."""
+    from parlour.cli import build_parser
+
+    for command in ("serve", "worker", "gateway", "migrate", "health"):
+        parser, _ = build_parser(command)
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[
+            command
+        ]
+        flags = {flag for action in sub._actions for flag in action.option_strings}
+        assert not {f for f in flags if re.search(r"token$|password$", f)}, (command, flags)
+
+
+def test_the_readme_deploy_section_names_every_service_variable_and_metric() -> None:
+    readme = (ROOT / "README.md").read_text()
+    deploy = readme[readme.index("## Deploy") : readme.index("## Replay")]
+    for name in compose()["services"]:
+        assert f"`{name}`" in deploy, f"README's Deploy section does not describe {name}"
+    text = COMPOSE.read_text()
+    variables = set(re.findall(r"\$\{(\w+)", text)) | set(re.findall(r"(PARLOUR_\w+):", text))
+    for name in variables:
+        assert name in deploy, f"README's Deploy section does not name {name}"
+    source = "\n".join(p.read_text() for p in (ROOT / "services/parlour").rglob("*.py"))
+    metrics = set(re.findall(r"`(parlour_[a-z_]+)", deploy))
+    assert len(metrics) >= 10
+    for metric in metrics:
+        base = metric.removesuffix("_total")
+        assert f'"{base}"' in source, f"README names a metric {metric} that nothing exports"
+    assert "http://localhost:8080/" in deploy and "/metrics" in deploy

@@ -18,6 +18,7 @@ from .client import (
     tokens,
 )
 from .sync import SyncParlourClient
+from .tls import tls_credentials
 
 __all__ = [
     "HOST_TOKEN_KEY",
@@ -30,5 +31,6 @@ __all__ = [
     "Seat",
     "SyncParlourClient",
     "new_request_id",
+    "tls_credentials",
     "tokens",
 ]

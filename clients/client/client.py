@@ -135,6 +135,7 @@ class ParlourClient:
         worker_token: str | None = None,
         worker_id: str | None = None,
         channel_options: Sequence[tuple[str, Any]] = (),
+        credentials: grpc.ChannelCredentials | None = None,
     ) -> None:
         self.addresses = [addresses] if isinstance(addresses, str) else list(addresses)
         if not self.addresses:
@@ -145,6 +146,8 @@ class ParlourClient:
         #: an AI worker's name: claims bot turns and is sent with its Acts
         self.worker_id = worker_id
         self._options = list(channel_options)
+        #: TLS (see :func:`parlour.client.tls_credentials`); None: plaintext
+        self.credentials = credentials
         self._current = 0
         self._stubs: _Stubs | None = None
 
@@ -166,7 +169,12 @@ class ParlourClient:
 
     def _connect(self) -> _Stubs:
         if self._stubs is None:
-            channel = grpc.aio.insecure_channel(self.address, options=self._options)
+            if self.credentials is None:
+                channel = grpc.aio.insecure_channel(self.address, options=self._options)
+            else:
+                channel = grpc.aio.secure_channel(
+                    self.address, self.credentials, options=self._options
+                )
             self._stubs = _Stubs(
                 channel,
                 catalogue_pb2_grpc.CatalogueServiceStub(channel),

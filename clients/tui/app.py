@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import grpc
 from textual.app import App
 
 from .lobby import LobbyScreen
@@ -20,9 +21,15 @@ class ParlourApp(App[None]):
     CSS_PATH = "parlour.tcss"
     TITLE = "Parlour"
 
-    def __init__(self, address: str, *, state_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        state_dir: Path | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+    ) -> None:
         super().__init__()
-        self.session = Session.open(address, state_dir)
+        self.session = Session.open(address, state_dir, credentials)
 
     def on_mount(self) -> None:
         self.push_screen(LobbyScreen())

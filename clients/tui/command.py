@@ -15,10 +15,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ADDRESS",
         help="host:port of a game service (default: $PARLOUR_SERVER or %(default)s)",
     )
+    parser.add_argument(
+        "--tls-ca",
+        metavar="FILE",
+        default=os.environ.get("PARLOUR_TLS_CA") or None,
+        help="connect with TLS, trusting the CA certificate in FILE ('system': the "
+        "system's roots) (default: $PARLOUR_TLS_CA; none: plaintext)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from .app import ParlourApp  # Textual loads only when the client runs
 
-    ParlourApp(args.server).run()
+    credentials = None
+    if args.tls_ca is not None:
+        from parlour.client import tls_credentials
+
+        credentials = tls_credentials(None if args.tls_ca == "system" else args.tls_ca)
+    ParlourApp(args.server, credentials=credentials).run()
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 from textual.dom import DOMNode
 
 from parlour.client import ParlourClient, RetryPolicy
@@ -24,11 +25,16 @@ class Session:
     seat_book: SeatBook
 
     @classmethod
-    def open(cls, address: str, state_dir: Path | None = None) -> Session:
+    def open(
+        cls,
+        address: str,
+        state_dir: Path | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+    ) -> Session:
         return cls(
             address,
-            ParlourClient(address),
-            ParlourClient(address, retry=RetryPolicy(attempts=1)),
+            ParlourClient(address, credentials=credentials),
+            ParlourClient(address, retry=RetryPolicy(attempts=1), credentials=credentials),
             SeatBook(state_dir),
         )
 

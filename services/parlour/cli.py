@@ -34,6 +34,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("fork", "parlour.fork_cmd", "start a new table from any point of a game"),
     Command("play", "parlour.tui.command", "play in the terminal (lobby, tables, bots)"),
     Command("gateway", "parlour.gateway.command", "serve the REST/JSON gateway and browser client"),
+    Command("health", "parlour.health_cmd", "exit 0 if a game service (or an HTTP URL) answers"),
     # `make run` calls this one; the module may not exist in every build.
     Command("demo", "parlour.demo", "start a local game against computer opponents"),
 )
@@ -57,7 +58,10 @@ def build_parser(chosen: str | None) -> tuple[argparse.ArgumentParser, ModuleTyp
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     module = None
     for command in COMMANDS:
-        sub = commands.add_parser(command.name, help=command.help, description=command.help)
+        # no abbreviations: "--worker-token T" must not pass as "--worker-token-file T"
+        sub = commands.add_parser(
+            command.name, help=command.help, description=command.help, allow_abbrev=False
+        )
         if command.name == chosen:
             module = _load(command)
             if module is not None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
-import os
+import sys
 
+from parlour import ops
 from parlour.migrate import database_url_argument, safe_url
 from parlour.service.grpc_server import serve
 
@@ -26,11 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-migrate", action="store_true", help="do not migrate the database on start"
     )
-    parser.add_argument(
-        "--worker-token",
-        default=os.environ.get("PARLOUR_WORKER_TOKEN") or None,
-        help="shared secret that lets AI workers act for bot seats "
-        "(default: $PARLOUR_WORKER_TOKEN; none: bots cannot act)",
+    ops.worker_token_arguments(
+        parser, "the shared secret that lets AI workers act for bot seats (none: bots cannot act)"
     )
     parser.add_argument(
         "--lease-seconds",
@@ -39,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how long an AI worker holds a bot turn it claimed; a worker that dies "
         "mid-turn holds its table up this long (default: %(default)s)",
     )
+    ops.tls_server_arguments(parser)
+    ops.metrics_arguments(parser)
+    ops.log_arguments(parser, debug_help="DEBUG also logs health checks")
 
 
 def bot_levels() -> dict[str, tuple[str, ...]]:
@@ -51,18 +51,36 @@ def bot_levels() -> dict[str, tuple[str, ...]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    ops.setup_logging(args)
+    credentials = ops.tls_server_credentials(args)
+    token = ops.worker_token(args)
+    ops.start_metrics(args.metrics_address)
     host = args.address.rsplit(":", 1)[0]
 
     def ready(port: int) -> None:
-        print(f"parlour: serving on {host}:{port} ({safe_url(args.database_url)})", flush=True)
+        security = "TLS" if credentials is not None else "plaintext"
+        print(
+            f"parlour: serving on {host}:{port} ({security}; {safe_url(args.database_url)})",
+            flush=True,
+        )
 
+    host_only, _, port_text = args.address.rpartition(":")
+    problem = ops.port_problem(host_only.strip("[]") or "0.0.0.0", int(port_text or 0))
+    if problem is not None:
+        print(
+            f"parlour serve: cannot listen on {args.address} ({problem}); "
+            "stop what uses it, or choose another address with --address HOST:PORT",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 2
     asyncio.run(
         serve(
             args.address,
             args.database_url,
             migrate=not args.no_migrate,
-            worker_token=args.worker_token,
+            worker_token=token,
+            credentials=credentials,
             bot_levels=bot_levels(),
             lease_seconds=args.lease_seconds,
             ready=ready,

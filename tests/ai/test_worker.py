@@ -6,6 +6,7 @@ cleanly when asked (or for good when its token is refused)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,6 +19,7 @@ from parlour.ai.worker import Strategies, Worker, WorkerConfig, WorkerRefused, d
 from parlour.ai.worker_cmd import add_arguments
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import all_games, new_game
+from parlour.ops import worker_token
 from parlour.service import convert as service_convert
 from parlour.service.fold import ACTION_TAKEN
 from parlour.service.grpc_server import build_server
@@ -132,6 +134,19 @@ async def test_a_worker_plays_tables_of_bots_to_the_end(sqlite_url: str) -> None
         assert worker.tally.played == sum(moves)
 
 
+async def test_the_worker_logs_its_moves_at_debug_only(
+    sqlite_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="parlour.worker")
+    async with bot_service(sqlite_url) as service:
+        worker = Worker(config(service.address))
+        async with running(worker):
+            moves = await finished(service, await bot_table(service.client, "crazy8s", 2))
+    played = [r for r in caplog.records if " played " in r.getMessage()]
+    assert len(played) == moves > 0
+    assert {record.levelno for record in played} == {logging.DEBUG}
+
+
 async def test_a_bot_of_an_unknown_level_still_plays(sqlite_url: str) -> None:
     async with bot_service(sqlite_url) as service:
         worker = Worker(config(service.address))
@@ -203,12 +218,34 @@ def test_the_worker_command_takes_the_token_from_the_environment(
 ) -> None:
     import argparse
 
-    monkeypatch.setenv("PARLOUR_WORKER_TOKEN", "from-env")
+    monkeypatch.setenv("PARLOUR_WORKER_TOKEN", "from-the-environment")
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     args = parser.parse_args(["--server", "a:1,b:2", "--server", "c:3"])
-    assert args.worker_token == "from-env"
+    assert worker_token(args) == "from-the-environment"
     assert args.server == ["a:1,b:2", "c:3"]
+    from parlour.cli import build_parser
+
+    cli, _ = build_parser("worker")
+    with pytest.raises(SystemExit):  # there is no flag that puts the secret in argv
+        cli.parse_args(["worker", "--worker-token", "from-the-command-line"])
+
+
+def test_the_worker_token_comes_from_a_file_and_must_be_long_enough(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import argparse
+
+    monkeypatch.delenv("PARLOUR_WORKER_TOKEN", raising=False)
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    (tmp_path / "token").write_text("a-token-from-a-file-0123\n")
+    assert worker_token(parser.parse_args(["--worker-token-file", str(tmp_path / "token")])) == (
+        "a-token-from-a-file-0123"
+    )
+    monkeypatch.setenv("PARLOUR_WORKER_TOKEN", "short")
+    with pytest.raises(SystemExit, match="at least 16 characters"):
+        worker_token(parser.parse_args([]))
 
 
 def test_compose_gives_the_servers_and_the_workers_one_worker_token() -> None:

@@ -8,6 +8,7 @@ workers and the person report is exactly one event, at its own version."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import signal
@@ -46,7 +47,11 @@ class Process:
 def start(args: list[str], log: Path) -> Process:
     with log.open("w", encoding="utf-8") as handle:  # the child keeps its own copy
         popen = subprocess.Popen(
-            [*PARLOUR, *args], stdout=handle, stderr=subprocess.STDOUT, text=True
+            [*PARLOUR, *args],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=dict(os.environ, PARLOUR_WORKER_TOKEN=TOKEN),  # a secret: never in argv
         )
     return Process(popen, log)
 
@@ -71,8 +76,6 @@ def server(postgres_url: str, tmp_path: Path) -> Iterator[tuple[str, Process]]:
             "127.0.0.1:0",
             "--database-url",
             postgres_url,
-            "--worker-token",
-            TOKEN,
             "--lease-seconds",
             str(LEASE_SECONDS),
         ],
@@ -95,8 +98,6 @@ def worker(address: str, name: str, tmp_path: Path, *extra: str) -> Process:
             "worker",
             "--server",
             address,
-            "--worker-token",
-            TOKEN,
             "--worker-id",
             name,
             "--log-level",

@@ -73,6 +73,8 @@ class WorkerConfig:
     #: only these games' turns (empty: every game)
     games: tuple[str, ...] = ()
     max_backoff: float = 5.0
+    #: TLS to the servers (see parlour.client.tls_credentials); None: plaintext
+    credentials: grpc.ChannelCredentials | None = None
 
 
 @dataclass
@@ -182,6 +184,7 @@ class Worker:
             worker_token=config.worker_token,
             worker_id=self.slot_id(n),
             retry=RetryPolicy(attempts=4, max_backoff=1.0),
+            credentials=config.credentials,
         )
         failures = 0
         async with client:
@@ -231,10 +234,10 @@ class Worker:
             if error.code not in TURN_GONE:
                 raise
             self.tally.dropped += 1
-            log.info("%s dropped %s: %s", client.worker_id, where, error.message)
+            log.debug("%s dropped %s: %s", client.worker_id, where, error.message)
             return
         self.tally.played += 1
-        log.info(
+        log.debug(
             "%s played %r at %s (%s, %.1f ms)",
             client.worker_id,
             choice.text,

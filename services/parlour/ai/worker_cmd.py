@@ -1,9 +1,9 @@
 """``parlour worker``: play the bot seats of one or more game-service replicas.
 
-    parlour worker --server game-1:50051 --server game-2:50051 --worker-token T
+    PARLOUR_WORKER_TOKEN=T parlour worker --server game-1:50051 --server game-2:50051
 
-The token is the one the servers were started with (``parlour serve
---worker-token``; both default to $PARLOUR_WORKER_TOKEN). Runs until SIGINT
+The token is the one the servers were started with ($PARLOUR_WORKER_TOKEN, or a
+file: ``--worker-token-file``/$PARLOUR_WORKER_TOKEN_FILE). Runs until SIGINT
 or SIGTERM, finishing the turns in hand, then prints what it played. Exits 2
 when the servers refuse the worker (wrong token, no BotService).
 """
@@ -13,12 +13,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import logging
 import os
 import secrets
 import signal
 import socket
+from collections.abc import Iterator
 
+from prometheus_client import REGISTRY
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
+
+from parlour import ops
 from parlour.ai.worker import Tally, Worker, WorkerConfig, WorkerRefused, parse_servers
 
 
@@ -31,11 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a game service's host:port; repeat (or separate with commas) to fail over "
         "between replicas (default: 127.0.0.1:50051)",
     )
-    parser.add_argument(
-        "--worker-token",
-        default=os.environ.get("PARLOUR_WORKER_TOKEN") or None,
-        help="the servers' worker token (default: $PARLOUR_WORKER_TOKEN)",
-    )
+    ops.worker_token_arguments(parser, "the servers' worker token")
+    ops.tls_client_arguments(parser)
+    ops.metrics_arguments(parser)
     parser.add_argument(
         "--worker-id",
         default=f"{socket.gethostname()}-{os.getpid()}",
@@ -71,23 +74,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="seed of the bots' random choices (default: a fresh one, logged)",
     )
-    parser.add_argument(
-        "--log-level",
-        default="INFO",
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="DEBUG also logs every claim (default: %(default)s)",
-    )
+    ops.log_arguments(parser, debug_help="DEBUG also logs every claim and move")
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(
-        level=max(logging.INFO, getattr(logging, args.log_level)),
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
-    # DEBUG is for the worker's own claims, not for grpc's internals
-    logging.getLogger("parlour").setLevel(getattr(logging, args.log_level))
-    if not args.worker_token:
-        print("parlour worker: give --worker-token (or set PARLOUR_WORKER_TOKEN)", flush=True)
+    ops.setup_logging(args)
+    token = ops.worker_token(args)
+    if not token:
+        print(
+            "parlour worker: set PARLOUR_WORKER_TOKEN (or PARLOUR_WORKER_TOKEN_FILE, "
+            "or give --worker-token-file)",
+            flush=True,
+        )
         return 2
     if args.concurrency < 1:
         print("parlour worker: --concurrency must be at least 1", flush=True)
@@ -95,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     config = WorkerConfig(
         servers=parse_servers(args.server or ["127.0.0.1:50051"]),
-        worker_token=args.worker_token,
+        worker_token=token,
+        credentials=ops.tls_client_credentials(args),
         worker_id=args.worker_id,
         concurrency=args.concurrency,
         wait_seconds=args.wait_seconds,
@@ -109,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     worker = Worker(config)
+    if args.metrics_address:
+        REGISTRY.register(WorkerCollector(worker))
+        ops.start_metrics(args.metrics_address)
     try:
         tally = asyncio.run(_run(worker))
     except WorkerRefused as refused:
@@ -128,3 +130,19 @@ async def _run(worker: Worker) -> Tally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, worker.stop)
     return await worker.run()
+
+
+class WorkerCollector(Collector):
+    """The worker's tally as Prometheus counters, read at every scrape."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        tally = self.worker.tally
+        for name, value, text in (
+            ("parlour_worker_turns_played", tally.played, "bot turns played"),
+            ("parlour_worker_turns_dropped", tally.dropped, "claimed turns gone before the move"),
+            ("parlour_worker_retries", tally.retries, "failed claims or moves retried"),
+        ):
+            yield CounterMetricFamily(name, text, value=value)

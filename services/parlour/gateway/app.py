@@ -96,14 +96,21 @@ def _error(code: grpc.StatusCode, message: str) -> JSONResponse:
     )
 
 
-def create_app(server_address: str) -> Starlette:
-    """The gateway in front of the game service at ``server_address``."""
+def create_app(
+    server_address: str, credentials: grpc.ChannelCredentials | None = None
+) -> Starlette:
+    """The gateway in front of the game service at ``server_address`` (over TLS with
+    ``credentials``, see :func:`parlour.client.tls_credentials`; else plaintext)."""
     rpcs = contract_rpcs()
     state: dict[str, grpc.aio.Channel] = {}
 
     def channel() -> grpc.aio.Channel:
         if "channel" not in state:
-            state["channel"] = grpc.aio.insecure_channel(server_address)
+            state["channel"] = (
+                grpc.aio.insecure_channel(server_address)
+                if credentials is None
+                else grpc.aio.secure_channel(server_address, credentials)
+            )
         return state["channel"]
 
     async def parse(request: Request, rpc: Rpc) -> Message:

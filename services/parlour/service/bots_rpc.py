@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from parlour.engine.view import View
-from parlour.service import auth, convert
+from parlour.service import auth, convert, metrics
 from parlour.service.app import Credentials, GameService
 from parlour.service.errors import BadRequest, TurnLeased
 from parlour.service.grpc_server import Context, credentials, unary
@@ -131,6 +131,9 @@ class BotTurns:
                     self.app.store.claim_bot_turn, worker_id, self.lease_seconds, free
                 )
                 if taken is not None:
+                    earlier = self._granted.get(taken[:2])
+                    if earlier and earlier.worker_id != worker_id and earlier.version == taken[2]:
+                        metrics.LEASE_EXPIRIES.inc()  # (as far as this replica granted it)
                     self._granted[taken[:2]] = _Grant(
                         worker_id, taken[2], loop.time() + self.lease_seconds
                     )

@@ -22,10 +22,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from parlour.engine.registry import GameInfo, all_games, get_game
-from parlour.service import auth, convert
+from parlour.service import auth, convert, metrics
 from parlour.service.app import DB_THREADS, Credentials, GameService, MoveSpec, SeatChoice
 from parlour.service.errors import BadRequest, status_for
 from parlour.service.notify import Notifier, make_notifier
+from parlour.service.observe import ObservingInterceptor
 from parlour.service.store import EventStore
 from parlour.v1 import (
     bots_pb2,
@@ -308,12 +309,15 @@ async def build_server(
     threads: int = DB_THREADS,
     bot_levels: Mapping[str, Sequence[str]] | None = None,
     lease_seconds: float | None = None,
+    credentials: grpc.ServerCredentials | None = None,
 ) -> GameServer:
     """A game service bound to ``address`` ("host:port"; port 0 picks a free port).
 
     ``worker_token`` is the shared secret that lets AI workers act for bot
     seats; ``bot_levels`` is published in the catalogue; ``lease_seconds`` is
-    how long a worker holds a bot turn it claimed (default 5).
+    how long a worker holds a bot turn it claimed (default 5); ``credentials``
+    serve TLS instead of plaintext. Every RPC is logged and measured
+    (:mod:`parlour.service.observe`).
     """
     # replay_rpc and bots_rpc build on this module's helpers, so they are imported here
     from parlour.service.bots_rpc import DEFAULT_LEASE_SECONDS, BotServicer, BotTurns
@@ -327,7 +331,10 @@ async def build_server(
         lease_seconds=lease_seconds or DEFAULT_LEASE_SECONDS,
     )
     app.bot_act_guard = bot_turns.check_act
-    server = grpc.aio.server()
+    # no SO_REUSEPORT: a second replica started on a busy port fails instead of sharing it
+    server = grpc.aio.server(
+        interceptors=[ObservingInterceptor()], options=[("grpc.so_reuseport", 0)]
+    )
     # (register function, servicer, full service name): one line per service
     services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]] = [
         (
@@ -366,7 +373,10 @@ async def build_server(
     reflection.enable_server_reflection(
         (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(address)
+    if credentials is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, credentials)
     return GameServer(server, port, app, health_servicer)
 
 
@@ -386,6 +396,7 @@ async def serve(
     worker_token: str | None = None,
     bot_levels: Mapping[str, Sequence[str]] | None = None,
     lease_seconds: float | None = None,
+    credentials: grpc.ServerCredentials | None = None,
     ready: Callable[[int], None] | None = None,
 ) -> None:
     """Run a game service until SIGINT/SIGTERM (or cancellation), then stop gracefully."""
@@ -394,6 +405,7 @@ async def serve(
     store = EventStore(database_url, pool_size=DB_THREADS + 2)
     if migrate:
         await asyncio.to_thread(store.migrate)
+    metrics.watch_store(store)
     notifier = make_notifier(store)
     await notifier.start()
     built = await build_server(
@@ -403,6 +415,7 @@ async def serve(
         worker_token=worker_token,
         bot_levels=bot_levels,
         lease_seconds=lease_seconds,
+        credentials=credentials,
     )
     await built.start()
     if ready is not None:

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -40,13 +41,16 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 
+from parlour.service import metrics
 from parlour.service.store_pg import AsyncPostgresHotPath, PostgresHotPath, VersionMoved
 from parlour.service.store_schema import bot_leases, events, seats, tables
 
 log = logging.getLogger(__name__)
 
 #: the repository's migrations, beside the (editable-installed) package
-MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations"
+#: The Alembic scripts ship inside the package (parlour/migrations), so an installed
+#: wheel migrates without the source tree.
+MIGRATIONS_DIR = Path(str(resources.files("parlour").joinpath("migrations")))
 NOTIFY_CHANNEL = "parlour_events"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -128,6 +132,10 @@ class StoreError(Exception):
 
 class ConcurrencyConflict(StoreError):
     """Another writer took the (game_id, seq) this append expected to be free."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        metrics.APPEND_CONFLICTS.inc()  # every backend raises it: counted once, here
 
 
 class DuplicateRequest(StoreError):
@@ -811,8 +819,7 @@ def alembic_config(url: str) -> Any:
     """An Alembic Config for the repository's migrations against ``url``."""
     from alembic.config import Config
 
-    ini = MIGRATIONS_DIR.parent / "alembic.ini"
-    config = Config(str(ini)) if ini.exists() else Config()
+    config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     # handed over as an attribute: a URL in the ini would need its '%' escaped
     config.attributes["url"] = url

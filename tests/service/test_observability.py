@@ -1,0 +1,176 @@
+"""Metrics and logs: what an operator scrapes and reads after a few moves.
+
+The service's Prometheus endpoint is started the way `parlour serve
+--metrics-address` starts it and read over HTTP; the RPC log lines are the ones
+the server interceptor writes, in the plain and in the JSON format.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from collections.abc import Iterator
+
+import grpc
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from parlour import ops
+from parlour.client import ParlourError
+from parlour.service.metrics import watch_store
+from tests.service.harness import running_service, seated_table
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+@pytest.fixture
+def metrics_url() -> Iterator[str]:
+    server = ops.start_metrics("127.0.0.1:0")
+    assert server is not None
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/metrics"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def scrape(url: str) -> Samples:
+    text = httpx.get(url, timeout=5).text
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+async def test_after_a_few_moves_the_act_counter_and_latency_histogram_moved(
+    sqlite_url: str, metrics_url: str
+) -> None:
+    async with running_service(sqlite_url) as service:
+        watch_store(service.store)
+        table = await seated_table(service.client, "wizard", 3, {"rounds": "5"})
+        before = scrape(metrics_url)
+        rng = random.Random(7)
+        moves = 0
+        for _ in range(6):
+            current = await table.seats[0].view()
+            seat = table.seats[current.view.to_act[0]]
+            mine = await seat.view()
+            await seat.act(rng.choice(mine.view.legal_actions).id, expected_version=mine.version)
+            moves += 1
+        now = await table.seats[0].view()
+        idle = next(s for s in table.seats if s.seat not in now.view.to_act)
+        with pytest.raises(ParlourError):  # out of turn: refused
+            await idle.act(1, expected_version=now.version)
+        after = scrape(metrics_url)
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    ok = {"game": "wizard", "code": "OK"}
+    assert moved("parlour_act_seconds_count", **ok) == moves
+    assert moved("parlour_act_seconds_sum", **ok) > 0
+    assert moved("parlour_act_seconds_bucket", le="+Inf", **ok) == moves
+    assert moved("parlour_act_seconds_bucket", le="2.5", **ok) == moves
+    refusals = {
+        dict(labels)["code"]: after[name, labels] - before.get((name, labels), 0.0)
+        for name, labels in after
+        if name == "parlour_act_seconds_count"
+        and dict(labels)["code"] != "OK"
+        and dict(labels)["game"] == "wizard"
+        and after[name, labels] != before.get((name, labels), 0.0)
+    }
+    # one refusal, under whatever code "not your turn" is answered with
+    assert sorted(refusals.values()) == [1.0], refusals
+    assert moved("parlour_rpc_requests_total", method="PlayService/Act", code="OK") == moves
+    assert value(after, "parlour_tables", status="playing") >= 1
+    assert (
+        "parlour_db_pool_connections",
+        frozenset({("pool", "sqlalchemy"), ("state", "idle")}),
+    ) in after
+
+
+async def test_every_rpc_is_logged_with_its_table_seat_request_id_and_status(
+    sqlite_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="parlour.rpc")
+    async with running_service(sqlite_url) as service:
+        table = await seated_table(service.client, "crazy8s", 2)
+        current = await table.seats[0].view()
+        seat = table.seats[current.view.to_act[0]]
+        mine = await seat.view()
+        await seat.act(
+            mine.view.legal_actions[0].id,
+            expected_version=mine.version,
+            request_id="req-observed-1",
+        )
+    acts = [r for r in caplog.records if getattr(r, "rpc", "") == "PlayService/Act"]
+    assert len(acts) == 1
+    act = acts[0]
+    assert (act.table_id, act.seat, act.request_id, act.code) == (  # type: ignore[attr-defined]
+        table.table_id,
+        seat.seat,
+        "req-observed-1",
+        "OK",
+    )
+    hosted = next(r for r in caplog.records if getattr(r, "rpc", "") == "LobbyService/HostTable")
+    assert hosted.code == "OK"  # type: ignore[attr-defined]
+
+    line = json.loads(ops.JsonFormatter().format(act))
+    assert line["table_id"] == table.table_id and line["seat"] == seat.seat
+    assert line["request_id"] == "req-observed-1" and line["code"] == "OK"
+    assert line["duration_ms"] >= 0 and line["logger"] == "parlour.rpc"
+    text = ops.TextFormatter().format(act)
+    assert f"table_id={table.table_id}" in text and "code=OK" in text
+
+
+async def test_parlour_health_says_whether_a_service_answers(sqlite_url: str) -> None:
+    import asyncio
+
+    from parlour.cli import main
+
+    async with running_service(sqlite_url) as service:
+        assert await asyncio.to_thread(main, ["health", "--server", service.address]) == 0
+        closed = service.address
+    assert await asyncio.to_thread(main, ["health", "--server", closed, "--timeout", "1"]) == 1
+
+
+def test_a_hosted_table_is_logged_with_its_new_table_id(caplog: pytest.LogCaptureFixture) -> None:
+    from parlour.service.observe import ObservingInterceptor
+    from parlour.v1 import lobby_pb2
+
+    caplog.set_level(logging.INFO, logger="parlour.rpc")
+    answer = lobby_pb2.HostTableResponse(table=lobby_pb2.Table(table_id="t-new", game="hearts"))
+    ObservingInterceptor()._done(
+        "LobbyService/HostTable",
+        False,
+        lobby_pb2.HostTableRequest(),
+        answer,
+        grpc.StatusCode.OK,
+        0.01,
+    )
+    (record,) = caplog.records
+    assert record.table_id == "t-new"  # type: ignore[attr-defined]
+    assert json.loads(ops.JsonFormatter().format(record))["time"].endswith("+00:00")
+
+
+async def test_open_watch_streams_are_counted_while_open(sqlite_url: str, metrics_url: str) -> None:
+    async with running_service(sqlite_url) as service:
+        table = await seated_table(service.client, "crazy8s", 2)
+        before = value(scrape(metrics_url), "parlour_watch_streams")
+        updates = table.seats[0].watch()
+        await anext(updates)
+        assert value(scrape(metrics_url), "parlour_watch_streams") == before + 1
+        await updates.aclose()
+        for _ in range(50):  # the server sees the cancellation a moment later
+            if value(scrape(metrics_url), "parlour_watch_streams") == before:
+                break
+            await asyncio.sleep(0.05)
+        assert value(scrape(metrics_url), "parlour_watch_streams") == before
