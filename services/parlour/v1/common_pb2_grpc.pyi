@@ -35,7 +35,8 @@ Authentication is by call metadata (gRPC headers), never in messages:
   "x-parlour-worker-token" the shared secret of the server's AI workers
                           (set by the operator, `parlour serve --worker-token`);
                           stands in for the seat token of a BOT seat in
-                          Act, GetView and Watch. It opens no person's seat.
+                          Act, GetView and Watch. It opens no person's seat:
+                          sent for a person's seat it is PERMISSION_DENIED.
                           It is also the key to BotService (bots.proto).
   "x-parlour-worker-id"    sent by a worker with its worker token in Act: the
                           worker_id it claimed the bot's turn with
