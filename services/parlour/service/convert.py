@@ -18,6 +18,7 @@ from parlour.engine.errors import MalformedAction
 from parlour.engine.options import OptionSpec, OptionType
 from parlour.engine.registry import GameInfo
 from parlour.engine.view import PlayerView, Trick, View
+from parlour.service.convert_results import fill_end_rule, fill_view_results
 from parlour.service.fold import describe
 from parlour.service.store import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
@@ -81,7 +82,7 @@ def option_spec(spec: OptionSpec) -> catalogue_pb2.OptionSpec:
 
 
 def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
-    return catalogue_pb2.GameInfo(
+    message = catalogue_pb2.GameInfo(
         id=info.id,
         name=info.name,
         min_seats=info.min_seats,
@@ -90,6 +91,8 @@ def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
         summary=info.summary,
         rules_text=info.rules_text if with_rules else "",
     )
+    fill_end_rule(message.end_rule, info.end_rule)
+    return message
 
 
 # -- lobby -----------------------------------------------------------------------------------
@@ -299,6 +302,7 @@ def view(value: View, row: TableRow) -> play_pb2.View:
         message.stock_count = value.stock_count
     if value.hearts_broken is not None:
         message.hearts_broken = value.hearts_broken
+    fill_view_results(message, value)
     return message
 
 

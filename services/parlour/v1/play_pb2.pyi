@@ -51,8 +51,8 @@ Kaiser: phases "bid" (one round from the dealer's left, dealer last: "pass",
   score is its side's total and View.winners lists both partners. contract
   is the winning bid in words; last_hand.kaiser has it as fields.
 Hearts: phases "pass" (hands 1, 2, 3 of every 4: pass_direction "left",
-  "right", "across"; "keep" hands skip it) and "play". Passing is
-  simultaneous and secret: every seat is in to_act at once and chooses its
+  "right", "across"; every fourth hand it is "none" and play starts at
+  once) and "play". Passing is simultaneous and secret: every seat is in to_act at once and chooses its
   three cards with three "give QS" acts (legal_actions lists one "give"
   per card). A seat stays in to_act until its third card is chosen;
   the chosen cards stay in `hand` (and are listed in passed_cards) until
@@ -461,7 +461,7 @@ class HeartsHandResult(_message.Message):
     other seat 26); absent otherwise.
     """
     pass_direction: _builtins.str
-    """Where cards were passed before the hand: "left", "right", "across" or "keep"."""
+    """Where cards were passed before the hand: "left", "right", "across" or "none" (no passing)."""
     tie_plays_on: _builtins.bool
     """True when a total reached the target but the lowest total was tied, so
     another hand is played (EndRule.ties = TIE_RULE_PLAY_ON).
@@ -658,7 +658,7 @@ class View(_message.Message):
     hearts"; empty otherwise (and before the bidding ends).
     """
     pass_direction: _builtins.str
-    """Hearts: where cards are passed this hand: "left", "right", "across" or "keep"."""
+    """Hearts: where cards are passed this hand: "left", "right", "across" or "none" (no passing)."""
     hearts_broken: _builtins.bool
     """Hearts: whether hearts are broken; absent in other games."""
     is_over: _builtins.bool

@@ -51,8 +51,8 @@ Kaiser: phases "bid" (one round from the dealer's left, dealer last: "pass",
   score is its side's total and View.winners lists both partners. contract
   is the winning bid in words; last_hand.kaiser has it as fields.
 Hearts: phases "pass" (hands 1, 2, 3 of every 4: pass_direction "left",
-  "right", "across"; "keep" hands skip it) and "play". Passing is
-  simultaneous and secret: every seat is in to_act at once and chooses its
+  "right", "across"; every fourth hand it is "none" and play starts at
+  once) and "play". Passing is simultaneous and secret: every seat is in to_act at once and chooses its
   three cards with three "give QS" acts (legal_actions lists one "give"
   per card). A seat stays in to_act until its third card is chosen;
   the chosen cards stay in `hand` (and are listed in passed_cards) until
