@@ -281,3 +281,36 @@ async def test_the_catalogue_and_the_view_carry_the_end_rule(stubs: Stubs) -> No
     view = (await stubs.play.GetView(play_pb2.GetViewRequest(table_id=table_id))).view
     assert view.end_rule.target == 100 and view.end_reason == play_pb2.END_REASON_UNSPECIFIED
     assert not view.HasField("last_hand")
+
+
+async def test_hearts_cards_can_be_passed_in_one_act(stubs: Stubs) -> None:
+    table_id, tokens = await hearts_table(stubs)
+    mine = await stubs.play.GetView(
+        play_pb2.GetViewRequest(table_id=table_id, seat=0), metadata=seat_token(tokens[0])
+    )
+    three = list(mine.view.hand[:3])
+    bad = play_pb2.ActRequest(table_id=table_id, seat=0, action={"text": f"give {three[0]} W1"})
+    error = await refused(stubs, table_id, stubs.play.Act(bad, metadata=seat_token(tokens[0])))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    done = await stubs.play.Act(
+        play_pb2.ActRequest(
+            table_id=table_id,
+            seat=0,
+            action={"kind": "ACTION_KIND_GIVE", "card": three[0], "more_cards": three[1:]},
+            expected_version=mine.version,
+        ),
+        metadata=seat_token(tokens[0]),
+    )
+    assert done.version == mine.version + 1  # one event for the three cards
+    assert list(done.view.passed_cards) == sorted(
+        three, key=lambda code: list(mine.view.hand).index(code)
+    )
+    assert 0 not in done.view.to_act and set(done.view.to_act) == {1, 2, 3}
+    other = await stubs.play.Watch(
+        play_pb2.WatchRequest(table_id=table_id, seat=1, from_version=mine.version),
+        metadata=seat_token(tokens[1]),
+    ).read()
+    assert isinstance(other, play_pb2.WatchResponse)
+    (event,) = other.events
+    assert event.text == "seat 0 chose 3 cards to pass" and event.action.text == "give"
+    assert not set(three) & {event.action.card, *event.action.more_cards}

@@ -309,6 +309,9 @@ class HeartsState(GameState):
 
     # -- the pass -------------------------------------------------------------
     def _give(self, seat: int, action: Action) -> None:
+        if action.kind is ActionKind.GIVE and action.more:
+            self._give_several(seat, action)
+            return
         index = _card_index(action, ActionKind.GIVE, _GIVE)
         if index < 0:
             raise IllegalAction(
@@ -325,6 +328,25 @@ class HeartsState(GameState):
             self._waiting = tuple(s for s in self._waiting if s != seat)
             if not self._waiting:
                 self._exchange()
+
+    def _give_several(self, seat: int, action: Action) -> None:
+        """``give QS KH 2C``: choose several cards in one act, all checked before any is taken."""
+        cards = action.cards
+        still = CARDS_PASSED - self._chosen[seat].bit_count()
+        if len(cards) > still:
+            raise IllegalAction(
+                "pass three cards",
+                f"seat {seat} has {still} card(s) left to choose, not {len(cards)}",
+            )
+        if len(set(cards)) != len(cards):
+            raise IllegalAction("pass three cards", f"{action} names a card twice")
+        for card in cards:
+            if card.index >= 52 or not self._hands[seat] >> card.index & 1:
+                raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
+            if self._chosen[seat] >> card.index & 1:
+                raise IllegalAction("pass three cards", f"seat {seat} has already chosen {card}")
+        for card in cards:  # every check is made: none of these can fail
+            self._give(seat, _GIVE[card.index])
 
     def _exchange(self) -> None:
         offset = pass_direction(self._hand_number)[1]

@@ -135,6 +135,7 @@ def action(value: Action) -> common_pb2.Action:
         suit=SUIT_TO_PROTO[value.suit],
         no_trump=value.no_trump,
         text=str(value),
+        more_cards=[str(card) for card in value.more],
     )
     if value.number is not None:
         message.number = value.number
@@ -161,7 +162,7 @@ def action_from_proto(message: common_pb2.Action) -> Action:
         return Action.play(card, suit)
     if kind is ActionKind.GIVE:
         assert card is not None
-        return Action.give(card)
+        return Action.give(card, *(Card.parse(code) for code in message.more_cards))
     if kind is ActionKind.BID:
         return Action.bid(message.number, message.no_trump)
     if kind is ActionKind.NAME_TRUMP:
@@ -187,7 +188,7 @@ def label(value: Action) -> str:
         return f"play {card_label(value.card)}{named}"
     if kind is ActionKind.GIVE:
         assert value.card is not None
-        return f"give {card_label(value.card)}"
+        return "give " + " ".join(card_label(card) for card in value.cards)
     if kind is ActionKind.BID:
         return f"bid {value.number}{' no trump' if value.no_trump else ''}"
     if kind is ActionKind.NAME_TRUMP:

@@ -24,6 +24,8 @@ Action text (one line, words separated by spaces, case-insensitive):
   "draw"             Crazy 8s: draw one card from the stock
   "trump H"          name trump (Wizard dealer after a turned wizard; Kaiser bid winner)
   "give QS"          Hearts: choose one card to pass (three times per hand)
+  "give QS KH 2C"    Hearts: choose the three cards to pass in one act (or
+                     the ones still to choose: two after one "give QS")
 
 Authentication is by call metadata (gRPC headers), never in messages:
   "x-parlour-seat-token"  the secret handed out when a seat is taken

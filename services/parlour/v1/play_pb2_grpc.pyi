@@ -54,8 +54,9 @@ Hearts: phases "pass" (hands 1, 2, 3 of every 4: pass_direction "left",
   "right", "across"; every fourth hand it is "none" and play starts at
   once) and "play". Passing is simultaneous and secret: every seat is in
   to_act at once and chooses its three cards with three "give QS" acts
-  (legal_actions lists one "give" per card). A seat stays in to_act until its third card is chosen;
-  the chosen cards stay in `hand` (and are listed in passed_cards) until
+  (legal_actions lists one "give" per card), or all three in one act by
+  action text, "give QS KH 2C" (ActRequest.action). A seat stays in to_act
+  until its third card is chosen; the chosen cards stay in `hand` (and are listed in passed_cards) until
   all four seats have chosen, then move at once (received_cards shows what
   arrived). Other seats never see which cards were given.
 """
