@@ -13,9 +13,15 @@ import grpc
 import pytest
 from grpc_reflection.v1alpha import reflection_pb2
 
+from parlour.engine.actions import Action
+from parlour.engine.cards import Suit, standard_deck
+from parlour.engine.crazy8s import CrazyEights
+from parlour.engine.hearts import HeartsState
+from parlour.engine.kaiser import KaiserState
+from parlour.service import convert
 from parlour.service.grpc_server import build_server
 from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore
+from parlour.service.store import EventStore, SeatRow, TableRow
 from parlour.v1 import (
     catalogue_pb2,
     catalogue_pb2_grpc,
@@ -24,6 +30,7 @@ from parlour.v1 import (
     play_pb2,
     play_pb2_grpc,
 )
+from tests.engine.test_results import play_first_legal
 
 WORKER_TOKEN = "the-workers-secret"
 LEVELS = {"hearts": ("random", "easy", "normal", "hard"), "kaiser": ("random", "normal")}
@@ -314,3 +321,53 @@ async def test_hearts_cards_can_be_passed_in_one_act(stubs: Stubs) -> None:
     (event,) = other.events
     assert event.text == "seat 0 chose 3 cards to pass" and event.action.text == "give"
     assert not set(three) & {event.action.card, *event.action.more_cards}
+
+
+def test_built_hand_results_as_the_contract_carries_them() -> None:
+    """The Kaiser set contract, the Hearts moon and the blocked Crazy 8s round of
+    tests/engine/test_results.py, converted to the contract's View."""
+
+    def row(game: str, seats: int) -> TableRow:
+        rows = tuple(SeatRow(s, "person") for s in range(seats))
+        return TableRow("t", game, seats, {}, "playing", "", 1, "", rows)
+
+    kaiser = KaiserState.from_position(
+        [
+            "7C 8C 9C TC JC QC KC AC",
+            "7D 8D 9D TD JD QD KD AD",
+            "5H 8H 9H TH JH QH KH AH",
+            "3S 8S 9S TS JS QS KS AS",
+        ],
+        scores=(10, -45),
+    )
+    for seat, call in ((1, "bid 10"), (2, "pass"), (3, "pass"), (0, "pass"), (1, "trump C")):
+        kaiser.apply(seat, Action.parse(call))
+    play_first_legal(kaiser, until_hand_over=1)
+    view = convert.view(kaiser.view(3), row("kaiser", 4))
+    result = view.last_hand
+    assert result.WhichOneof("game") == "kaiser" and not result.kaiser.made
+    assert (result.kaiser.bidder, result.kaiser.bidding_team, result.kaiser.bid) == (1, 1, 10)
+    assert list(result.kaiser.score_change) == [10, -10] and list(result.totals) == [20, -55] * 2
+    assert view.end_reason == play_pb2.END_REASON_FELL_TO_MINUS_TARGET
+    assert list(view.winners) == [0, 2]
+
+    rest = [card for card in standard_deck() if card.suit is not Suit.CLUBS]
+    hearts = HeartsState.from_position(
+        [
+            " ".join(str(c) for c in standard_deck() if c.suit is Suit.CLUBS),
+            *(" ".join(str(c) for c in rest[n::3]) for n in range(3)),
+        ],
+        passing=False,
+    )
+    play_first_legal(hearts, until_hand_over=1)
+    moon = convert.view(hearts.view(None), row("hearts", 4)).last_hand
+    assert moon.hearts.HasField("moon_shooter") and moon.hearts.moon_shooter == 0
+    assert list(moon.hearts.points_taken) == [26, 0, 0, 0] and list(moon.points) == [0, 26, 26, 26]
+    assert len(moon.hearts.last_trick.plays) == 4 and moon.hearts.last_trick.winner == 0
+
+    eights = CrazyEights.from_position(["2H 3H", "4H KD", "5H 9C"], pile="QS", dealer=2, rounds=3)
+    for seat in (0, 1, 2):
+        eights.apply(seat, Action.pass_())
+    blocked = convert.view(eights.view(1), row("crazy8s", 3)).last_hand.crazy8s
+    assert blocked.outcome == play_pb2.CRAZY_EIGHTS_OUTCOME_BLOCKED
+    assert not blocked.HasField("went_out") and list(blocked.cards_left) == [2, 2, 2]
