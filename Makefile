@@ -70,3 +70,10 @@ selfplay: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+## --- issue 13: the Node.js example client ---------------------------------------------
+.PHONY: node-client
+## make node-client: install the Node.js example client's packages (clients/node, npm ci);
+## the Node test also does this itself when node_modules is missing
+node-client:
+	cd clients/node && npm ci --no-audit --no-fund

@@ -160,8 +160,8 @@ class Narrator:
             return f"names {action.suit.word} trump"
         if kind is ActionKind.GIVE:
             if self._sees(seat):
-                return f"chooses {action.card} to pass"
-            return "chooses a card to pass"
+                return f"chooses {' '.join(str(card) for card in action.cards)} to pass"
+            return "chooses a card to pass" if not action.more else "chooses cards to pass"
         if kind is ActionKind.DRAW:
             if seat in before and seat in after:
                 drawn = set(after[seat].hand) - set(before[seat].hand)

@@ -40,10 +40,16 @@ class Played:
         return Credentials(seat_token=self.seat_tokens[seat])
 
 
-async def seat_table(app: GameService, game: str, seats: int) -> Played:
+async def seat_table(
+    app: GameService, game: str, seats: int, options: dict[str, object] | None = None
+) -> Played:
     """Host a table of people, take every seat, start it."""
     hosted = await app.host_table(
-        game, seats, SMALL_OPTIONS[game], host_player_name="Ada", host_takes_seat=True
+        game,
+        seats,
+        SMALL_OPTIONS[game] if options is None else options,
+        host_player_name="Ada",
+        host_takes_seat=True,
     )
     table_id = hosted.table.table_id
     tokens = {hosted.seat: hosted.seat_token} if hosted.seat is not None else {}

@@ -155,3 +155,33 @@ async def test_a_seat_must_prove_it_is_that_seat(running: Running) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as unknown:
         await get_replay(running, "no-such-table")
     assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+async def test_crazy8s_own_cards_are_every_card_each_deal_gave_the_seat(running: Running) -> None:
+    """From round 2 on a seat may be dealt again a card it held when the last round
+    ended; its own_cards must still list the whole deal (the hand right after it)."""
+    app = running.server.app
+    played = await seat_table(app, "crazy8s", 2, {"rounds": 5})
+    rng = random.Random(3)
+    while played.mirror.state is not None and played.mirror.state.view(None).hand_number < 4:
+        await play_moves(app, played, rng, 1)
+    stored = running.store.read(played.table_id)
+    for seat in (0, 1):
+        answer = await get_replay(running, played.table_id, seat, played.seat_tokens[seat])
+        assert not answer.finished
+        deals = [e for e in answer.events if e.type == CARDS_DEALT]
+        checked = 0
+        for deal in deals:
+            state = fold(e for e in stored if e.seq < deal.seq).state
+            assert state is not None
+            fresh = state.view(None).phase == "deal"  # not a stock rebuilt mid-round
+            before = set(map(str, state.hand(seat)))
+            after = fold(e for e in stored if e.seq <= deal.seq).state
+            assert after is not None
+            own = json.loads(deal.payload_json)["own_cards"]
+            if fresh:
+                assert sorted(own) == sorted(str(card) for card in after.hand(seat))
+                checked += 1
+            else:  # a rebuild: at most the one card that completed the seat's draw
+                assert len(own) <= 1 and set(own) <= set(map(str, after.hand(seat))) - before
+        assert checked >= 4

@@ -200,7 +200,7 @@ async def test_only_an_ai_worker_with_the_worker_token_acts_for_a_bot(sqlite_url
             # the worker token is no key to a person's seat
             with pytest.raises(ParlourError) as person:
                 await worker.get_view(table_id, 0)
-            assert person.value.code == grpc.StatusCode.UNAUTHENTICATED
+            assert person.value.code == grpc.StatusCode.PERMISSION_DENIED
             view = bot_view
             while 1 not in view.view.to_act:
                 mine = await service.client.get_view(table_id, 0, hosted.seat_token)

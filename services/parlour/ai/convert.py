@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from parlour.ai.convert_results import end_reason, end_rule, hand_result
 from parlour.engine.actions import Action
 from parlour.engine.cards import Card, Suit
 from parlour.engine.view import Move, Play, PlayerView, Trick, View
@@ -102,4 +103,9 @@ def view(message: play_pb2.View) -> View:
         is_over=message.is_over,
         winners=tuple(message.winners),
         notes=tuple(message.notes),
+        end_rule=end_rule(message.end_rule) if message.HasField("end_rule") else None,
+        last_hand=hand_result(message.last_hand) if message.HasField("last_hand") else None,
+        end_reason=end_reason(message.end_reason),
+        passes_in_a_row=message.passes_in_a_row,
+        must_play=_card(message.must_play_card),
     )

@@ -13,6 +13,7 @@ Text forms (``Action.parse`` / ``str``), shared by every game:
 ``trump H``            name trump (Wizard dealer after a turned wizard;
                        Kaiser winning bidder)
 ``give QS``            Hearts: choose one of the three cards to pass
+``give QS KH 2C``      Hearts: choose several (all three) in one act
 =====================  ==============================================
 """
 
@@ -43,6 +44,8 @@ class Action:
     number: int | None = None
     suit: Suit | None = None
     no_trump: bool = False
+    #: GIVE only: the further cards chosen in the same act ("give QS KH 2C")
+    more: tuple[Card, ...] = ()
 
     # -- constructors -----------------------------------------------------
     @staticmethod
@@ -66,8 +69,13 @@ class Action:
         return Action(ActionKind.NAME_TRUMP, suit=suit)
 
     @staticmethod
-    def give(card: Card) -> Action:
-        return Action(ActionKind.GIVE, card=card)
+    def give(card: Card, *more: Card) -> Action:
+        return Action(ActionKind.GIVE, card=card, more=more)
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """Every card the action plays or gives (several for a give of more than one)."""
+        return () if self.card is None else (self.card, *self.more)
 
     # -- text form --------------------------------------------------------
     def __str__(self) -> str:
@@ -80,7 +88,7 @@ class Action:
         if kind is ActionKind.NAME_TRUMP:
             return f"trump {self.suit}"
         if kind is ActionKind.GIVE:
-            return f"give {self.card}"
+            return " ".join(["give", *(str(card) for card in self.cards)])
         return str(kind.value)
 
     def __repr__(self) -> str:
@@ -106,14 +114,14 @@ class Action:
                 return PASS if verb == "pass" else DRAW
             if verb == "trump" and len(args) == 1:
                 return Action.name_trump(Suit.parse(args[0]))
-            if verb == "give" and len(args) == 1:
-                return Action.give(Card.parse(args[0]))
+            if verb == "give" and args:
+                return Action.give(*(Card.parse(arg) for arg in args))
         except ValueError:
             pass
         raise MalformedAction(
             "action notation",
             f"cannot read {text!r} (expected e.g. 'play QS', 'play 8S name H', 'bid 3', "
-            "'bid 7NT', 'pass', 'draw', 'trump H', 'give QS')",
+            "'bid 7NT', 'pass', 'draw', 'trump H', 'give QS', 'give QS KH 2C')",
         )
 
 

@@ -20,6 +20,29 @@ Driving a game::
 
 Every method that takes input validates it and, when it raises an
 ``EngineError``, leaves the state exactly as it was.
+
+Dealing, the same in every game: seat 0 deals the first hand and the deal
+passes one seat to the left (seat + 1) each hand. The deck given to
+``deal()`` is dealt from its front, one card at a time, to the dealer's left
+first (position ``i`` of the dealt cards goes to seat ``(dealer + 1 + i) %
+seats``), so every seat gets the same number; what is left is then turned up
+or kept as stock, as each game says. ``deal_order()`` states it as data: for
+each deck position, the seat that receives it (None: turned up, stock, pile).
+
+- Wizard: round ``r`` deals ``r`` cards each; the next card is turned for
+  trump (none when the whole pack is out); the rest stays undealt.
+- Crazy 8s: ``hand_size`` cards each; the next card is turned up to start the
+  discard pile; the rest is the stock, drawn from the front. A stock rebuilt
+  from the discards is a chance step too: its first card completes the draw
+  that emptied the stock (it goes to the seat that drew), the rest is stock.
+- Kaiser: the 32 cards, eight each.
+- Hearts: the 52 cards, thirteen each.
+
+Starting from a position: every game has a ``from_position`` class method
+that sets up a hand already dealt (the hands, the dealer, the hand number and
+the running totals, and what else the game needs: Wizard's turned card,
+Crazy 8s's pile and stock), so a third party can study or test a position
+without replaying a game up to it.
 """
 
 from __future__ import annotations
@@ -33,6 +56,7 @@ from typing import Any, ClassVar, Self
 from parlour.engine.actions import Action
 from parlour.engine.cards import Card
 from parlour.engine.errors import BadDeck, GameOver, IllegalAction, NotYourTurn
+from parlour.engine.results import EndReason, EndRule, HandResult
 from parlour.engine.view import View
 
 
@@ -56,6 +80,17 @@ class GameState(ABC):
     @abstractmethod
     def _deal(self, deck: tuple[Card, ...]) -> None:
         """Apply a validated shuffle of ``chance()``."""
+
+    @abstractmethod
+    def deal_order(self) -> tuple[int | None, ...]:
+        """Where each position of the deck now due goes: a seat, or None (not dealt to a seat).
+
+        Only while ``chance()`` is not None; one entry per card of ``chance()``.
+        """
+
+    def dealt_cards(self, deck: Sequence[Card], seat: int) -> tuple[Card, ...]:
+        """The cards of ``deck`` (the one due now) that the deal gives ``seat``, in deck order."""
+        return tuple(card for card, to in zip(deck, self.deal_order(), strict=True) if to == seat)
 
     def deal(self, deck: Sequence[Card]) -> None:
         """Supply the outcome of chance: an ordering of exactly ``chance()``."""
@@ -122,6 +157,18 @@ class GameState(ABC):
     @abstractmethod
     def winners(self) -> tuple[int, ...]:
         """Seats that won (ties share the win); empty until the game is over."""
+
+    @abstractmethod
+    def end_rule(self) -> EndRule:
+        """How this game ends and who wins, with this table's numbers filled in."""
+
+    @abstractmethod
+    def last_hand(self) -> HandResult | None:
+        """The last finished hand, as facts; None until the first hand ends."""
+
+    @abstractmethod
+    def end_reason(self) -> EndReason | None:
+        """Why the game ended; None while it goes on."""
 
     @abstractmethod
     def hand(self, seat: int) -> tuple[Card, ...]:

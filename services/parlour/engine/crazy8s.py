@@ -36,6 +36,15 @@ from parlour.engine.cards import SUITS, Card, Rank, Suit, standard_deck
 from parlour.engine.errors import IllegalAction, InvalidOptions
 from parlour.engine.options import OptionSpec, OptionType, OptionValue
 from parlour.engine.registry import GameInfo
+from parlour.engine.results import (
+    CrazyEightsRoundResult,
+    EndReason,
+    EndRule,
+    GameEnd,
+    HandResult,
+    TieRule,
+    WinnerRule,
+)
 from parlour.engine.view import Move, PlayerView, View
 
 MIN_SEATS = 2
@@ -103,6 +112,7 @@ class CrazyEights(GameState):
         self.outcome = ""  # how the last finished round ended, in words
         self.hand_scores: list[list[int]] = []
         self.totals = [0] * seats
+        self._last_hand: HandResult | None = None
 
     @classmethod
     def from_position(
@@ -114,6 +124,8 @@ class CrazyEights(GameState):
         suit_in_force: Suit | None = None,
         turn: int | None = None,
         dealer: int = 0,
+        hand_number: int = 1,
+        scores: Sequence[int] | None = None,
         **options: Any,
     ) -> CrazyEights:
         """A round already in play, for tests and puzzles: no deal, no checks of the pack.
@@ -121,9 +133,14 @@ class CrazyEights(GameState):
         ``hands`` holds one card list per seat ("QS 3H"), ``pile`` the discards
         bottom to top, ``stock`` the stock in drawing order. The suit in force
         defaults to the top card's suit; the turn to the dealer's left.
+        ``hand_number`` is the round (of the ``rounds`` option), ``scores`` the
+        running totals.
         """
         state = cls(len(hands), **options)
         state.dealer = dealer
+        state.round_number = hand_number
+        if scores is not None:
+            state.totals = list(scores)
         state.hands = [sorted(Card.parse(code) for code in hand.split()) for hand in hands]
         state.pile = [Card.parse(code) for code in pile.split()]
         state.stock = [Card.parse(code) for code in stock.split()]
@@ -165,6 +182,14 @@ class CrazyEights(GameState):
         self.history = []
         self.outcome = ""
         self.phase = "play"
+
+    def deal_order(self) -> tuple[int | None, ...]:
+        if self.rebuild_due:  # the first card completes the draw, the rest is stock
+            return (self.turn,) + (None,) * (len(self.pile) - 2)
+        dealt = self.hand_size * self.seats
+        return tuple(
+            (self.dealer + 1 + i) % self.seats if i < dealt else None for i in range(PACK_SIZE)
+        )
 
     def _rebuild_stock(self, shuffled: tuple[Card, ...]) -> None:
         self.pile = self.pile[-1:]
@@ -296,7 +321,7 @@ class CrazyEights(GameState):
         self.passes_in_turn = 0
         self.history.append((seat, str(action)))
         if not self.hands[seat]:
-            self._end_round(f"seat {seat} went out")
+            self._end_round(f"seat {seat} went out", seat)
         else:
             self.turn = (seat + 1) % self.seats
 
@@ -313,16 +338,28 @@ class CrazyEights(GameState):
         self.history.append((seat, "pass"))
         self.passes_in_turn += 1
         if self.passes_in_turn == self.seats:
-            self._end_round("the round is blocked: nobody is out")
+            self._end_round("the round is blocked: nobody is out", None)
         else:
             self.turn = (seat + 1) % self.seats
 
-    def _end_round(self, outcome: str) -> None:
+    def _end_round(self, outcome: str, went_out: int | None) -> None:
         # the seat that went out holds nothing, so one sum serves both endings
         scores = [sum(penalty(card) for card in hand) for hand in self.hands]
         self.hand_scores.append(scores)
         self.totals = [total + score for total, score in zip(self.totals, scores, strict=True)]
         self.outcome = outcome
+        self._last_hand = HandResult(
+            hand_number=self.round_number,
+            dealer=self.dealer,
+            points=tuple(scores),
+            totals=tuple(self.totals),
+            tricks_taken=(),
+            text=f"round {self.round_number}: {outcome}; "
+            + ", ".join(f"seat {s} {points:+d}" for s, points in enumerate(scores)),
+            detail=CrazyEightsRoundResult(
+                went_out, tuple(len(hand) for hand in self.hands), self.rebuilds
+            ),
+        )
         if self.round_number == self.rounds:
             self.phase = "over"
         else:
@@ -378,10 +415,32 @@ class CrazyEights(GameState):
             is_over=self.is_over,
             winners=self.winners(),
             notes=self._notes(),
+            end_rule=self.end_rule(),
+            last_hand=self._last_hand,
+            end_reason=self.end_reason(),
+            passes_in_a_row=self.passes_in_turn,
+            must_play=self.must_play if seat is not None and seat == self.turn else None,
         )
 
     def scores(self) -> tuple[int, ...]:
         return tuple(self.totals)
+
+    def end_rule(self) -> EndRule:
+        return EndRule(
+            GameEnd.ROUNDS,
+            WinnerRule.LOWEST_TOTAL,
+            TieRule.SHARE,
+            f"lowest total after {self.rounds} round{'s' if self.rounds > 1 else ''} wins; "
+            "ties share the win",
+            rounds=self.rounds,
+            rounds_option="rounds",
+        )
+
+    def last_hand(self) -> HandResult | None:
+        return self._last_hand
+
+    def end_reason(self) -> EndReason | None:
+        return EndReason.ROUNDS_PLAYED if self.is_over else None
 
     @property
     def is_over(self) -> bool:
@@ -468,4 +527,11 @@ INFO = GameInfo(
     factory=_new,
     summary="Shed your hand by matching the suit in force or the rank on top; eights are wild.",
     rules_file="crazy8s.md",
+    end_rule=EndRule(
+        GameEnd.ROUNDS,
+        WinnerRule.LOWEST_TOTAL,
+        TieRule.SHARE,
+        "lowest total after the last round (the rounds option) wins; ties share the win",
+        rounds_option="rounds",
+    ),
 )

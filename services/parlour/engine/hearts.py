@@ -39,6 +39,15 @@ from parlour.engine.cards import Card, Suit, standard_deck
 from parlour.engine.errors import IllegalAction, InvalidOptions, MalformedAction, NotYourTurn
 from parlour.engine.options import OptionValue
 from parlour.engine.registry import GameInfo
+from parlour.engine.results import (
+    EndReason,
+    EndRule,
+    GameEnd,
+    HandResult,
+    HeartsHandResult,
+    TieRule,
+    WinnerRule,
+)
 from parlour.engine.view import Move, Play, PlayerView, Trick, View
 
 SEATS = 4
@@ -127,7 +136,45 @@ class HeartsState(GameState):
         self._over = False
         # (leader, winner, cards) of the last trick of the previous hand, shown until the deal
         self._previous_trick: tuple[int, int, tuple[int, ...]] | None = None
+        self._last_hand: HandResult | None = None
         self._reset_hand()
+
+    @classmethod
+    def from_position(
+        cls,
+        hands: Sequence[str],
+        *,
+        dealer: int = 0,
+        hand_number: int = 1,
+        scores: Sequence[int] | None = None,
+        passing: bool = True,
+    ) -> HeartsState:
+        """A hand already dealt, for tests and study: the pass (if this hand has one) is next.
+
+        ``hands`` holds the four seats' thirteen cards ("2C AH ..."), together
+        the whole pack; ``hand_number`` fixes the pass direction; ``scores`` are
+        the running totals. ``passing=False`` starts the play at once, as if the
+        cards had already been passed.
+        """
+        masks = [0] * SEATS
+        for seat, hand in enumerate(hands):
+            for code in hand.split():
+                masks[seat] |= 1 << Card.parse(code).index
+        if len(hands) != SEATS or any(mask.bit_count() != HAND_SIZE for mask in masks):
+            raise InvalidOptions("position", "four hands of thirteen cards each")
+        if masks[0] | masks[1] | masks[2] | masks[3] != _FULL_PACK:
+            raise InvalidOptions("position", "the four hands must hold the whole pack once")
+        state = cls()
+        state._dealer, state._hand_number = dealer, hand_number
+        if scores is not None:
+            state._scores = list(scores)
+        state._hands = masks
+        if passing and pass_direction(hand_number)[1]:
+            state._phase = PASS
+            state._waiting = (0, 1, 2, 3)
+        else:
+            state._start_play()
+        return state
 
     def _reset_hand(self) -> None:
         self._hands = [0] * SEATS
@@ -150,6 +197,9 @@ class HeartsState(GameState):
     # -- chance ---------------------------------------------------------------
     def chance(self) -> tuple[Card, ...] | None:
         return _CARDS if self._phase == DEAL else None
+
+    def deal_order(self) -> tuple[int | None, ...]:
+        return tuple((self._dealer + 1 + i) % SEATS for i in range(len(_CARDS)))
 
     def deal(self, deck: Sequence[Card]) -> None:
         # A fast check of the usual case, a shuffle of the 52 cards; anything
@@ -259,6 +309,9 @@ class HeartsState(GameState):
 
     # -- the pass -------------------------------------------------------------
     def _give(self, seat: int, action: Action) -> None:
+        if action.kind is ActionKind.GIVE and action.more:
+            self._give_several(seat, action)
+            return
         index = _card_index(action, ActionKind.GIVE, _GIVE)
         if index < 0:
             raise IllegalAction(
@@ -275,6 +328,25 @@ class HeartsState(GameState):
             self._waiting = tuple(s for s in self._waiting if s != seat)
             if not self._waiting:
                 self._exchange()
+
+    def _give_several(self, seat: int, action: Action) -> None:
+        """``give QS KH 2C``: choose several cards in one act, all checked before any is taken."""
+        cards = action.cards
+        still = CARDS_PASSED - self._chosen[seat].bit_count()
+        if len(cards) > still:
+            raise IllegalAction(
+                "pass three cards",
+                f"seat {seat} has {still} card(s) left to choose, not {len(cards)}",
+            )
+        if len(set(cards)) != len(cards):
+            raise IllegalAction("pass three cards", f"{action} names a card twice")
+        for card in cards:
+            if card.index >= 52 or not self._hands[seat] >> card.index & 1:
+                raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
+            if self._chosen[seat] >> card.index & 1:
+                raise IllegalAction("pass three cards", f"seat {seat} has already chosen {card}")
+        for card in cards:  # every check is made: none of these can fail
+            self._give(seat, _GIVE[card.index])
 
     def _exchange(self) -> None:
         offset = pass_direction(self._hand_number)[1]
@@ -323,7 +395,8 @@ class HeartsState(GameState):
             self._finish_hand()
 
     def _finish_hand(self) -> None:
-        points = [points_in(taken) for taken in self._taken]
+        taken = [points_in(taken) for taken in self._taken]
+        points = taken
         self._moon = next((s for s in range(SEATS) if points[s] == ALL_POINTS), None)
         if self._moon is not None:
             points = [0 if s == self._moon else ALL_POINTS for s in range(SEATS)]
@@ -334,6 +407,7 @@ class HeartsState(GameState):
         lowest = min(scores)
         reached = max(scores) >= GAME_TARGET
         self._tied = reached and scores.count(lowest) > 1
+        self._last_hand = self._hand_result(taken, points)
         if reached and not self._tied:
             self._over = True
             self._phase = OVER
@@ -345,6 +419,33 @@ class HeartsState(GameState):
         self._dealer = (self._dealer + 1) % SEATS
         self._phase = DEAL
         self._reset_hand()
+
+    def _hand_result(self, taken: list[int], points: list[int]) -> HandResult:
+        """The facts of the hand just finished (called before its tricks are cleared)."""
+        moon = self._moon
+        text = (
+            f"hand {self._hand_number}: seat {moon} shot the moon"
+            if moon is not None
+            else f"hand {self._hand_number}: "
+            + ", ".join(f"seat {s} took {taken[s]}" for s in range(SEATS))
+        )
+        if self._tied:
+            text += "; the lowest total is tied: another hand is played"
+        return HandResult(
+            hand_number=self._hand_number,
+            dealer=self._dealer,
+            points=tuple(points),
+            totals=tuple(self._scores),
+            tricks_taken=tuple(self._tricks_taken),
+            text=text,
+            detail=HeartsHandResult(
+                moon_shooter=moon,
+                points_taken=tuple(taken),
+                pass_direction=pass_direction(self._hand_number)[0],
+                last_trick=self._trick(HAND_SIZE - 1),
+                tie_plays_on=self._tied,
+            ),
+        )
 
     def _refuse_play(self, seat: int, action: Action) -> NoReturn:
         """Raise the error that says why ``action`` is not legal for ``seat`` now."""
@@ -392,6 +493,15 @@ class HeartsState(GameState):
 
     def winners(self) -> tuple[int, ...]:
         return self._winners
+
+    def end_rule(self) -> EndRule:
+        return INFO.end_rule
+
+    def last_hand(self) -> HandResult | None:
+        return self._last_hand
+
+    def end_reason(self) -> EndReason | None:
+        return EndReason.TARGET_REACHED if self._over else None
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         return _cards(self._hands[seat])
@@ -457,6 +567,9 @@ class HeartsState(GameState):
             is_over=self._over,
             winners=self._winners,
             notes=self._notes(words, offset, own),
+            end_rule=INFO.end_rule,
+            last_hand=self._last_hand,
+            end_reason=self.end_reason(),
         )
 
     def _notes(self, words: str, offset: int, seat: int | None) -> tuple[str, ...]:
@@ -563,4 +676,12 @@ INFO = GameInfo(
     factory=_new,
     summary="Four players avoid hearts and the queen of spades; the lowest total wins.",
     rules_file="hearts.md",
+    end_rule=EndRule(
+        GameEnd.TARGET,
+        WinnerRule.LOWEST_TOTAL,
+        TieRule.PLAY_ON,
+        f"the game ends after a hand in which a player reaches {GAME_TARGET}; the lowest "
+        "total wins, and while the lowest total is tied another hand is played",
+        target=GAME_TARGET,
+    ),
 )

@@ -21,6 +21,7 @@ by the "All games" and "Kaiser" sections of ``rules/rulings.md``:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,15 @@ from parlour.engine.cards import SUITS, Card, Rank, Suit, kaiser_deck
 from parlour.engine.errors import IllegalAction
 from parlour.engine.options import OptionSpec, OptionType, OptionValue
 from parlour.engine.registry import GameInfo
+from parlour.engine.results import (
+    EndReason,
+    EndRule,
+    GameEnd,
+    HandResult,
+    KaiserHandResult,
+    TieRule,
+    WinnerRule,
+)
 from parlour.engine.view import Move, Play, PlayerView, Trick, View
 
 SEATS = 4
@@ -116,10 +126,39 @@ class KaiserState(GameState):
         self.hand_scores: list[tuple[int, ...]] = []
         self.last_result = ""
         self.winning_team: int | None = None
+        self._last_hand: HandResult | None = None
+        self._end_reason: EndReason | None = None
+
+    @classmethod
+    def from_position(
+        cls,
+        hands: Sequence[str],
+        *,
+        dealer: int = 0,
+        hand_number: int = 1,
+        scores: Sequence[int] = (0, 0),
+        **options: Any,
+    ) -> KaiserState:
+        """A hand already dealt, for tests and study: the bidding is next.
+
+        ``hands`` holds the four seats' eight cards ("5H 3S AC ..."), ``scores``
+        the two sides' totals (team 0 is seats 0 and 2). Options as the catalogue's.
+        """
+        option_values = {spec.name: options.get(spec.name, spec.default) for spec in OPTIONS}
+        state = cls(len(hands), option_values)
+        state.dealer = dealer
+        state.hand_number = hand_number
+        state.team_scores = list(scores)
+        state.hands = [sorted(Card.parse(code) for code in hand.split()) for hand in hands]
+        state.phase = "bid"
+        return state
 
     # -- chance ---------------------------------------------------------------
     def chance(self) -> tuple[Card, ...] | None:
         return kaiser_deck() if self.phase == "deal" else None
+
+    def deal_order(self) -> tuple[int | None, ...]:
+        return tuple((self.dealer + 1 + i) % self.seats for i in range(len(kaiser_deck())))
 
     def _deal(self, deck: tuple[Card, ...]) -> None:
         hands: list[list[Card]] = [[] for _ in range(self.seats)]
@@ -311,8 +350,31 @@ class KaiserState(GameState):
             f"({change[bidders]:+d}); {side_words(defenders)} took {took[defenders]} "
             f"({change[defenders]:+d})"
         )
+        self._last_hand = HandResult(
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            points=self.hand_scores[-1],
+            totals=self.scores(),
+            tricks_taken=tuple(
+                sum(1 for trick in self.tricks if trick.winner == s) for s in range(self.seats)
+            ),
+            text=self.last_result,
+            detail=KaiserHandResult(
+                bidder=self.bidder,
+                bid=self.contract.number,
+                no_trump=self.contract.no_trump,
+                trump=self.trump,
+                made=made,
+                points_taken=(took[0], took[1]),
+                score_change=(change[0], change[1]),
+            ),
+        )
         self.winning_team = self._side_that_wins(bidders)
         if self.winning_team is not None:
+            reached = max(self.team_scores) >= self.target
+            self._end_reason = (
+                EndReason.TARGET_REACHED if reached else EndReason.FELL_TO_MINUS_TARGET
+            )
             self.phase = "over"
             return
         self.hand_number += 1
@@ -348,6 +410,25 @@ class KaiserState(GameState):
         if self.winning_team is None:
             return ()
         return (self.winning_team, self.winning_team + 2)
+
+    def end_rule(self) -> EndRule:
+        return EndRule(
+            GameEnd.TARGET,
+            WinnerRule.HIGHEST_TOTAL,
+            TieRule.BIDDING_SIDE_WINS,
+            f"a side at {self.target} or more after a hand wins, one at {-self.target} or "
+            "less loses; if both sides reach the target, the bidding side wins",
+            target=self.target,
+            target_option="target",
+            loses_at_minus_target=True,
+            partnerships=True,
+        )
+
+    def last_hand(self) -> HandResult | None:
+        return self._last_hand
+
+    def end_reason(self) -> EndReason | None:
+        return self._end_reason
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         return tuple(self.hands[seat])
@@ -438,6 +519,9 @@ class KaiserState(GameState):
             is_over=self.is_over,
             winners=self.winners(),
             notes=self._notes(),
+            end_rule=self.end_rule(),
+            last_hand=self._last_hand,
+            end_reason=self._end_reason,
         )
 
     def snapshot(self) -> dict[str, Any]:
@@ -504,4 +588,14 @@ INFO = GameInfo(
         "chase the five of hearts, duck the three of spades."
     ),
     rules_file="kaiser.md",
+    end_rule=EndRule(
+        GameEnd.TARGET,
+        WinnerRule.HIGHEST_TOTAL,
+        TieRule.BIDDING_SIDE_WINS,
+        "a side at the target (the target option) or more after a hand wins, one at minus "
+        "the target or less loses; if both sides reach the target, the bidding side wins",
+        target_option="target",
+        loses_at_minus_target=True,
+        partnerships=True,
+    ),
 )

@@ -11,6 +11,7 @@ from importlib import resources
 from parlour.engine.base import GameState
 from parlour.engine.errors import InvalidOptions, UnknownGame
 from parlour.engine.options import OptionSpec, OptionValue, resolve_options
+from parlour.engine.results import EndRule
 
 #: Registry ids, in catalogue order, and the module that holds each game.
 GAME_MODULES: dict[str, str] = {
@@ -33,6 +34,8 @@ class GameInfo:
     factory: Callable[[int, dict[str, OptionValue]], GameState]
     summary: str
     rules_file: str
+    #: how the game ends and who wins; numbers set by options or seats are 0 here
+    end_rule: EndRule
 
     @property
     def rules_text(self) -> str:

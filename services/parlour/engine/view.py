@@ -8,9 +8,13 @@ not use stay at their empty defaults.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from parlour.engine.actions import Action
 from parlour.engine.cards import Card, Suit
+
+if TYPE_CHECKING:
+    from parlour.engine.results import EndReason, EndRule, HandResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,3 +91,8 @@ class View:
     is_over: bool = False
     winners: tuple[int, ...] = ()
     notes: tuple[str, ...] = field(default=())  # plain-words facts: "hearts are broken"
+    end_rule: EndRule | None = None  # how this table's game ends, its numbers filled in
+    last_hand: HandResult | None = None  # the last finished hand, until the next one ends
+    end_reason: EndReason | None = None  # why the game ended; None while it goes on
+    passes_in_a_row: int = 0  # Crazy 8s: seats that passed in turn since the last play or draw
+    must_play: Card | None = None  # Crazy 8s: the viewer's drawn card that must be played now

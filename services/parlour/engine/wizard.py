@@ -26,6 +26,15 @@ from parlour.engine.cards import SUITS, Card, Suit, format_cards, wizard_deck
 from parlour.engine.errors import IllegalAction, InvalidOptions, NotYourTurn
 from parlour.engine.options import OptionSpec, OptionType, OptionValue
 from parlour.engine.registry import GameInfo
+from parlour.engine.results import (
+    EndReason,
+    EndRule,
+    GameEnd,
+    HandResult,
+    TieRule,
+    WinnerRule,
+    WizardRoundResult,
+)
 from parlour.engine.view import Move, Play, PlayerView, Trick, View
 
 MIN_SEATS = 3
@@ -116,10 +125,62 @@ class WizardState(GameState):
         self._taken = [0] * seats
         self._hand_scores: list[tuple[int, ...]] = []
         self._totals = [0] * seats
+        self._last_hand: HandResult | None = None
+
+    @classmethod
+    def from_position(
+        cls,
+        hands: Sequence[str],
+        *,
+        turned: str | None = None,
+        trump: Suit | None = None,
+        dealer: int = 0,
+        scores: Sequence[int] | None = None,
+        **options: Any,
+    ) -> WizardState:
+        """A round already dealt, for tests and study: bidding (or naming trump) is next.
+
+        ``hands`` holds one card list per seat ("W1 QS 3H"), all of the same
+        length: the round number. ``turned`` is the card turned for trump
+        (None: the whole pack is out, or give ``trump`` for a turned wizard
+        whose suit the dealer already named). ``scores`` are the running totals.
+        """
+        state = cls(len(hands), **options)
+        parsed = [sorted(Card.parse(code) for code in hand.split()) for hand in hands]
+        state.round = len(parsed[0])
+        if any(len(hand) != state.round for hand in parsed) or state.round > state.total_rounds:
+            raise InvalidOptions("position", "every seat holds the round number of cards")
+        state.dealer = dealer
+        state._totals = list(scores) if scores is not None else [0] * state.seats
+        turned_card = Card.parse(turned) if turned else None
+        used = {card for hand in parsed for card in hand}
+        if turned_card is not None:
+            used.add(turned_card)
+        state._hands = parsed
+        state._turned = turned_card
+        state._stock = [card for card in WIZARD_PACK if card not in used]
+        state._leader = state._left_of_dealer
+        if turned_card is None or not turned_card.is_wizard:
+            state._trump = turned_card.suit if turned_card and turned_card.is_ordinary else None
+            state.phase, state._turn = BID, state._left_of_dealer
+        elif trump is not None:
+            state._trump = trump
+            state.phase, state._turn = BID, state._left_of_dealer
+        else:
+            state._trump = None
+            state.phase, state._turn = TRUMP, dealer
+        return state
 
     # -- chance ---------------------------------------------------------------
     def chance(self) -> tuple[Card, ...] | None:
         return WIZARD_PACK if self.phase == DEAL else None
+
+    def deal_order(self) -> tuple[int | None, ...]:
+        dealt = self.round * self.seats
+        return tuple(
+            (self.dealer + 1 + i) % self.seats if i < dealt else None
+            for i in range(len(WIZARD_PACK))
+        )
 
     def _deal(self, deck: tuple[Card, ...]) -> None:
         seats, dealt = self.seats, self.round * self.seats
@@ -265,6 +326,21 @@ class WizardState(GameState):
         )
         self._hand_scores.append(scores)
         self._totals = [total + score for total, score in zip(self._totals, scores, strict=True)]
+        self._last_hand = HandResult(
+            hand_number=self.round,
+            dealer=self.dealer,
+            points=scores,
+            totals=tuple(self._totals),
+            tricks_taken=tuple(self._taken),
+            text=f"round {self.round}: "
+            + "; ".join(
+                f"seat {seat} bid {bid}, took {taken} ({score:+d})"
+                for seat, (bid, taken, score) in enumerate(
+                    zip(bids, self._taken, scores, strict=True)
+                )
+            ),
+            detail=WizardRoundResult(tuple(bids), self._trump, self._turned),
+        )
         self._turn = None
         if self.round == self.total_rounds:
             self.phase = OVER
@@ -289,6 +365,22 @@ class WizardState(GameState):
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         return tuple(self._hands[seat])
+
+    def end_rule(self) -> EndRule:
+        return EndRule(
+            GameEnd.ROUNDS,
+            WinnerRule.HIGHEST_TOTAL,
+            TieRule.SHARE,
+            f"highest total after {self.total_rounds} rounds wins; ties share the win",
+            rounds=self.total_rounds,
+            rounds_option="rounds",
+        )
+
+    def last_hand(self) -> HandResult | None:
+        return self._last_hand
+
+    def end_reason(self) -> EndReason | None:
+        return EndReason.ROUNDS_PLAYED if self.phase == OVER else None
 
     @property
     def trump(self) -> Suit | None:
@@ -352,6 +444,9 @@ class WizardState(GameState):
             is_over=self.is_over,
             winners=self.winners(),
             notes=self.notes(),
+            end_rule=self.end_rule(),
+            last_hand=self._last_hand,
+            end_reason=self.end_reason(),
         )
 
     def notes(self) -> tuple[str, ...]:
@@ -464,4 +559,12 @@ INFO = GameInfo(
     factory=_new_game,
     summary="Bid exactly how many tricks you will take; wizards always win, jesters never.",
     rules_file="wizard.md",
+    end_rule=EndRule(
+        GameEnd.ROUNDS,
+        WinnerRule.HIGHEST_TOTAL,
+        TieRule.SHARE,
+        "highest total after the last round wins (every round until the pack runs out: "
+        "60 / players, or 5 or 10 by the rounds option); ties share the win",
+        rounds_option="rounds",
+    ),
 )

@@ -46,6 +46,8 @@ HTTP_STATUS = {
     grpc.StatusCode.INVALID_ARGUMENT: 400,
     grpc.StatusCode.FAILED_PRECONDITION: 409,
     grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.ALREADY_EXISTS: 409,  # a request_id reused for another move
+    grpc.StatusCode.OUT_OF_RANGE: 400,  # Watch from a version the table has not reached
     grpc.StatusCode.NOT_FOUND: 404,
     grpc.StatusCode.UNAUTHENTICATED: 401,
     grpc.StatusCode.PERMISSION_DENIED: 403,

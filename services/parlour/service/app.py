@@ -14,7 +14,8 @@ the cached state (an engine error leaves it untouched), deal with
 transaction at the cached seq. A lost race is retried once (when the client
 did not pin a version) or answered ABORTED. Any failure after the state was
 mutated evicts it from the cache. A repeated request id applies nothing and
-answers the first result.
+answers the first result, when it is the same request (same seat, same move);
+the id used by another seat or for another move is refused (RequestIdReused).
 """
 
 from __future__ import annotations
@@ -37,13 +38,16 @@ from parlour.engine.view import View
 from parlour.service import auth
 from parlour.service.dbthreads import DbThreads
 from parlour.service.errors import (
+    AheadOfTable,
     BadRequest,
     LostRace,
+    RequestIdReused,
     ShuttingDown,
     StaleVersion,
     TableNotFound,
     TurnLeased,
     WrongTableState,
+    WrongToken,
 )
 from parlour.service.fold import (
     ACTION_TAKEN,
@@ -149,8 +153,11 @@ class GameService:
         threads: int = DB_THREADS,
         rng: random.Random | None = None,
         watch_poll_seconds: float = 15.0,
+        bot_levels: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self.store = store
+        #: game id -> the bot levels the catalogue publishes; HostTable refuses others
+        self.bot_levels = {game: tuple(levels) for game, levels in (bot_levels or {}).items()}
         self.notifier = notifier
         self._worker_token_hash = auth.token_hash(worker_token) if worker_token else None
         self._cache_size = cache_size
@@ -282,7 +289,12 @@ class GameService:
                 f"table {table.table_id} has seats 0 to {table.seats - 1}, not seat {seat}"
             )
         row = table.seat_rows[seat]
-        if row.kind == BOT and credentials.worker_token and not credentials.seat_token:
+        if credentials.worker_token and not credentials.seat_token:
+            if row.kind != BOT:
+                raise WrongToken(
+                    f"a worker token acts only for bot seats; seat {seat} is a person's "
+                    "(send its seat token)"
+                )
             auth.check_token(credentials.worker_token, self._worker_token_hash, "worker")
         else:
             auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
@@ -312,6 +324,7 @@ class GameService:
             raise BadRequest(f"{seats} seats but a setup for {len(seat_setup)}")
         resolved = info.resolve(seats, options)
         choices = list(seat_setup) or [SeatChoice() for _ in range(seats)]
+        self._check_bot_levels(info.id, choices)
         host_name = clean_name(host_player_name, "host_player_name", required=host_takes_seat)
         seat_rows = [seat_row(seat, choice) for seat, choice in enumerate(choices)]
         events = [
@@ -353,6 +366,18 @@ class GameService:
         await self._run(self.store.create_table, row, events)
         table = await self._get_table(row.table_id)
         return Hosted(table, host_token, seat, seat_token)
+
+    def _check_bot_levels(self, game: str, choices: Sequence[SeatChoice]) -> None:
+        """Refuse a bot level the catalogue does not publish for ``game`` (if it publishes any)."""
+        offered = self.bot_levels.get(game)
+        if not offered:
+            return
+        for seat, choice in enumerate(choices):
+            if choice.kind == BOT and choice.bot_level and choice.bot_level not in offered:
+                raise BadRequest(
+                    f"seat {seat}: no bot level {choice.bot_level!r} for {game} "
+                    f"(choose from {', '.join(offered)}, or leave it empty for the default)"
+                )
 
     async def list_tables(
         self, status: str | None = OPEN, game: str | None = None, limit: int = 100
@@ -485,7 +510,9 @@ class GameService:
             if request_id:
                 first = await self._run(self.store.find_request, table_id, request_id)
                 if first is not None:
-                    return await self._first_result(table, seat, first)
+                    return await self._first_result(
+                        table, seat, first, move, expected_version, request_id
+                    )
             raise
 
     async def _act(
@@ -534,7 +561,9 @@ class GameService:
                     continue
                 except DuplicateRequest as duplicate:
                     self._evict(table_id)
-                    return await self._first_result(table, seat, duplicate.first_seq)
+                    return await self._first_result(
+                        table, seat, duplicate.first_seq, move, expected_version, request_id
+                    )
                 except BaseException:
                     self._evict(table_id)
                     raise
@@ -575,9 +604,30 @@ class GameService:
             )
         return events
 
-    async def _first_result(self, table: TableRow, seat: int, first_seq: int) -> Snapshot:
-        """What a request answered the first time: the seat's view after its events."""
+    async def _first_result(
+        self,
+        table: TableRow,
+        seat: int,
+        first_seq: int,
+        move: MoveSpec,
+        expected_version: int | None,
+        request_id: str,
+    ) -> Snapshot:
+        """What a request answered the first time: the seat's view after its events.
+
+        Only for the same request: the same seat with the same move (by id at
+        the same version, or the same action). Anything else reusing the id is
+        refused with RequestIdReused.
+        """
         events = await self._read(table.table_id, 0)
+        first = events[first_seq - 1]
+        before = fold(event for event in events if event.seq < first_seq)
+        if not _same_request(first, before, seat, move, expected_version):
+            raise RequestIdReused(
+                f"request_id {request_id!r} was already used at table {table.table_id} by "
+                f"seat {first.payload.get('seat')} for {first.payload.get('action')!r} "
+                f"(event {first_seq}); use a fresh request_id for each move"
+            )
         end = first_seq
         for event in events[first_seq:]:  # seq n is events[n - 1]
             if event.type not in (CARDS_DEALT, GAME_FINISHED):
@@ -594,7 +644,11 @@ class GameService:
         table = await self._table(table_id)
         if seat is not None:
             self._check_seat(table, seat, credentials)
-        sent = max(from_version, 0)
+        if from_version < 0:
+            raise BadRequest(f"from_version must be 0 or more, not {from_version}")
+        if from_version > 0:
+            await self._check_not_ahead(table, from_version)
+        sent = from_version
         while True:
             snapshot, over = await self._changes_since(table_id, seat, sent)
             if snapshot is not None:
@@ -607,6 +661,20 @@ class GameService:
             await self.notifier.wait(table_id, sent, self.watch_poll_seconds)
             if self._closing:
                 raise ShuttingDown("this server is shutting down; resume the watch elsewhere")
+
+    async def _check_not_ahead(self, table: TableRow, version: int) -> None:
+        """Refuse a version the table has not reached: it never will be sent."""
+        if table.status == OPEN:
+            latest = table.version
+        else:
+            async with self._lock(table.table_id):
+                folded, _ = await self._refresh(table.table_id)
+                latest = folded.seq
+        if version > latest:
+            raise AheadOfTable(
+                f"from_version {version} is ahead of table {table.table_id}, which is at "
+                f"version {latest}; watch from a version you received (or from 0)"
+            )
 
     async def _changes_since(
         self, table_id: str, seat: int | None, sent: int
@@ -644,6 +712,28 @@ def _resolve(state: GameState, seat: int, move: MoveSpec) -> Action:
             f"no legal action {move} for seat {seat}: the view lists ids 1 to {len(legal)}"
         )
     return legal[move - 1]
+
+
+def _same_request(
+    first: StoredEvent,
+    before: Folded,
+    seat: int,
+    move: MoveSpec,
+    expected_version: int | None,
+) -> bool:
+    """Whether a request (seat, move, expected_version) is the one that made event ``first``."""
+    if first.type != ACTION_TAKEN or int(first.payload["seat"]) != seat:
+        return False
+    if isinstance(move, int):
+        if expected_version != first.seq - 1 or before.state is None:
+            return False
+        legal = before.state.legal_actions(seat)
+        return 1 <= move <= len(legal) and str(legal[move - 1]) == first.payload["action"]
+    try:
+        action = move if isinstance(move, Action) else Action.parse(move)
+    except EngineError:
+        return False
+    return str(action) == str(Action.parse(str(first.payload["action"])))
 
 
 def _started(folded: Folded, table_id: str) -> GameState:

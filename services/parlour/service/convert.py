@@ -18,6 +18,7 @@ from parlour.engine.errors import MalformedAction
 from parlour.engine.options import OptionSpec, OptionType
 from parlour.engine.registry import GameInfo
 from parlour.engine.view import PlayerView, Trick, View
+from parlour.service.convert_results import fill_end_rule, fill_view_results
 from parlour.service.fold import describe
 from parlour.service.store import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
@@ -81,7 +82,7 @@ def option_spec(spec: OptionSpec) -> catalogue_pb2.OptionSpec:
 
 
 def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
-    return catalogue_pb2.GameInfo(
+    message = catalogue_pb2.GameInfo(
         id=info.id,
         name=info.name,
         min_seats=info.min_seats,
@@ -90,6 +91,8 @@ def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
         summary=info.summary,
         rules_text=info.rules_text if with_rules else "",
     )
+    fill_end_rule(message.end_rule, info.end_rule)
+    return message
 
 
 # -- lobby -----------------------------------------------------------------------------------
@@ -132,6 +135,7 @@ def action(value: Action) -> common_pb2.Action:
         suit=SUIT_TO_PROTO[value.suit],
         no_trump=value.no_trump,
         text=str(value),
+        more_cards=[str(card) for card in value.more],
     )
     if value.number is not None:
         message.number = value.number
@@ -158,7 +162,7 @@ def action_from_proto(message: common_pb2.Action) -> Action:
         return Action.play(card, suit)
     if kind is ActionKind.GIVE:
         assert card is not None
-        return Action.give(card)
+        return Action.give(card, *(Card.parse(code) for code in message.more_cards))
     if kind is ActionKind.BID:
         return Action.bid(message.number, message.no_trump)
     if kind is ActionKind.NAME_TRUMP:
@@ -184,7 +188,7 @@ def label(value: Action) -> str:
         return f"play {card_label(value.card)}{named}"
     if kind is ActionKind.GIVE:
         assert value.card is not None
-        return f"give {card_label(value.card)}"
+        return "give " + " ".join(card_label(card) for card in value.cards)
     if kind is ActionKind.BID:
         return f"bid {value.number}{' no trump' if value.no_trump else ''}"
     if kind is ActionKind.NAME_TRUMP:
@@ -299,6 +303,7 @@ def view(value: View, row: TableRow) -> play_pb2.View:
         message.stock_count = value.stock_count
     if value.hearts_broken is not None:
         message.hearts_broken = value.hearts_broken
+    fill_view_results(message, value)
     return message
 
 

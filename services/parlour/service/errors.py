@@ -75,6 +75,14 @@ class ShuttingDown(ServiceError):
     """This replica is stopping; the client should go on with another one."""
 
 
+class RequestIdReused(ServiceError):
+    """A request_id already used at the table by another seat or for another move."""
+
+
+class AheadOfTable(ServiceError):
+    """A Watch asked to resume from a version the table has not reached."""
+
+
 _CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
     (MalformedAction, grpc.StatusCode.INVALID_ARGUMENT),
@@ -92,6 +100,8 @@ _CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (TurnLeased, grpc.StatusCode.ABORTED),
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
     (DuplicateRequest, grpc.StatusCode.ABORTED),
+    (RequestIdReused, grpc.StatusCode.ALREADY_EXISTS),
+    (AheadOfTable, grpc.StatusCode.OUT_OF_RANGE),
     (MissingToken, grpc.StatusCode.UNAUTHENTICATED),
     (WrongToken, grpc.StatusCode.PERMISSION_DENIED),
     (ShuttingDown, grpc.StatusCode.UNAVAILABLE),

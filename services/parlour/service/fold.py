@@ -102,7 +102,9 @@ def describe(event: StoredEvent, viewer: int | None) -> tuple[int | None, Action
         seat = int(payload["seat"])
         action = Action.parse(payload["action"])
         if action.kind is ActionKind.GIVE and viewer != seat:
-            return seat, Action(ActionKind.GIVE), f"seat {seat} chose a card to pass"
+            count = len(action.cards)
+            chose = "a card" if count == 1 else f"{count} cards"
+            return seat, Action(ActionKind.GIVE), f"seat {seat} chose {chose} to pass"
         return seat, action, f"seat {seat} {_past_tense(action)}"
     if kind == SEAT_TAKEN:
         seat = int(payload["seat"])
@@ -134,7 +136,7 @@ def _past_tense(action: Action) -> str:
         assert action.suit is not None
         return f"named {action.suit.word} trump"
     if kind is ActionKind.GIVE:
-        return f"chose {action.card} to pass"
+        return f"chose {' '.join(str(card) for card in action.cards)} to pass"
     if kind is ActionKind.DRAW:
         return "drew a card"
     return "passed"

@@ -19,7 +19,6 @@ from typing import Any, TypeAlias, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from parlour.engine.registry import GameInfo, all_games, get_game
 from parlour.service import auth, convert, metrics
@@ -27,6 +26,7 @@ from parlour.service.app import DB_THREADS, Credentials, GameService, MoveSpec, 
 from parlour.service.errors import BadRequest, status_for
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.observe import ObservingInterceptor
+from parlour.service.reflection import enable_reflection
 from parlour.service.store import EventStore
 from parlour.v1 import (
     bots_pb2,
@@ -323,7 +323,9 @@ async def build_server(
     from parlour.service.bots_rpc import DEFAULT_LEASE_SECONDS, BotServicer, BotTurns
     from parlour.service.replay_rpc import ReplayServicer
 
-    app = GameService(store, notifier, worker_token=worker_token, threads=threads)
+    app = GameService(
+        store, notifier, worker_token=worker_token, threads=threads, bot_levels=bot_levels
+    )
     bot_turns = BotTurns(
         app,
         notifier,
@@ -370,9 +372,7 @@ async def build_server(
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in (*names, ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection(
-        (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    enable_reflection((*names, health.SERVICE_NAME), server)
     if credentials is None:
         port = server.add_insecure_port(address)
     else:

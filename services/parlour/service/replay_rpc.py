@@ -4,8 +4,10 @@ A finished game's log is public, whole. While a game is on, a seat gets its
 own cards of each deal and its own Hearts passes, a spectator only the public
 events, and nobody gets digests (a digest hashes every hidden hand; late in
 a hand the few hands still possible could be tried against it). Which cards a
-deal gave a seat is the engine's to say, so the log is folded to find out:
-the seat's hand right after the deal, less what it held before.
+deal gave a seat is the engine's to say (``GameState.deal_order``), so the log
+is folded to ask it at each deal. (Comparing the hand before and after a deal
+would miss the cards a Crazy 8s seat still held from the last round and was
+dealt again.)
 """
 
 from __future__ import annotations
@@ -63,25 +65,22 @@ def visible_log(events: Sequence[StoredEvent], seat: int | None) -> list[Visible
     folded = Folded()
     visible = []
     for event in current:
-        held: set[Card] = set()
+        own: list[str] = []
         if event.type == CARDS_DEALT and seat is not None and folded.state is not None:
-            held = set(folded.state.hand(seat))
+            deck = [Card.parse(code) for code in event.payload["cards"]]
+            own = [str(card) for card in folded.state.dealt_cards(deck, seat)]
         folded.apply(event)
-        payload, redacted = _redact(event, seat, folded, held)
+        payload, redacted = _redact(event, seat, own)
         shown = replace(event, payload=payload, digest="")
         visible.append(VisibleEvent(shown, redacted, describe(event, seat)[2]))
     return visible
 
 
-def _redact(
-    event: StoredEvent, seat: int | None, folded: Folded, held: set[Card]
-) -> tuple[dict[str, Any], bool]:
+def _redact(event: StoredEvent, seat: int | None, own: list[str]) -> tuple[dict[str, Any], bool]:
     if event.type == CARDS_DEALT:
-        deck = [Card.parse(code) for code in event.payload["cards"]]
-        payload: dict[str, Any] = {"redacted": True, "deck_size": len(deck)}
-        if seat is not None and folded.state is not None:
-            now = set(folded.state.hand(seat))
-            payload["own_cards"] = [str(card) for card in deck if card in now - held]
+        payload: dict[str, Any] = {"redacted": True, "deck_size": len(event.payload["cards"])}
+        if seat is not None:
+            payload["own_cards"] = own
         return payload, True
     if event.type == ACTION_TAKEN:
         actor = int(event.payload["seat"])

@@ -24,27 +24,35 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aparlour/v1/catalogue.proto\x12\nparlour.v1\"\x84\x01\n\nOptionSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x04type\x18\x02 \x01(\x0e\x32\x16.parlour.v1.OptionType\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\"\xac\x01\n\x08GameInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tmin_seats\x18\x03 \x01(\x05\x12\x11\n\tmax_seats\x18\x04 \x01(\x05\x12\'\n\x07options\x18\x05 \x03(\x0b\x32\x16.parlour.v1.OptionSpec\x12\x0f\n\x07summary\x18\x06 \x01(\t\x12\x12\n\nrules_text\x18\x07 \x01(\t\x12\x12\n\nbot_levels\x18\x08 \x03(\t\"\x12\n\x10ListGamesRequest\"8\n\x11ListGamesResponse\x12#\n\x05games\x18\x01 \x03(\x0b\x32\x14.parlour.v1.GameInfo\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\"5\n\x0fGetGameResponse\x12\"\n\x04game\x18\x01 \x01(\x0b\x32\x14.parlour.v1.GameInfo*l\n\nOptionType\x12\x1b\n\x17OPTION_TYPE_UNSPECIFIED\x10\x00\x12\x14\n\x10OPTION_TYPE_BOOL\x10\x01\x12\x13\n\x0fOPTION_TYPE_INT\x10\x02\x12\x16\n\x12OPTION_TYPE_CHOICE\x10\x03\x32\xa0\x01\n\x10\x43\x61talogueService\x12H\n\tListGames\x12\x1c.parlour.v1.ListGamesRequest\x1a\x1d.parlour.v1.ListGamesResponse\x12\x42\n\x07GetGame\x12\x1a.parlour.v1.GetGameRequest\x1a\x1b.parlour.v1.GetGameResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aparlour/v1/catalogue.proto\x12\nparlour.v1\"\x84\x01\n\nOptionSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x04type\x18\x02 \x01(\x0e\x32\x16.parlour.v1.OptionType\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\"\xd3\x01\n\x08GameInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tmin_seats\x18\x03 \x01(\x05\x12\x11\n\tmax_seats\x18\x04 \x01(\x05\x12\'\n\x07options\x18\x05 \x03(\x0b\x32\x16.parlour.v1.OptionSpec\x12\x0f\n\x07summary\x18\x06 \x01(\t\x12\x12\n\nrules_text\x18\x07 \x01(\t\x12\x12\n\nbot_levels\x18\x08 \x03(\t\x12%\n\x08\x65nd_rule\x18\t \x01(\x0b\x32\x13.parlour.v1.EndRule\"\x8b\x02\n\x07\x45ndRule\x12$\n\x07\x65nds_by\x18\x01 \x01(\x0e\x32\x13.parlour.v1.GameEnd\x12&\n\x06winner\x18\x02 \x01(\x0e\x32\x16.parlour.v1.WinnerRule\x12!\n\x04ties\x18\x03 \x01(\x0e\x32\x13.parlour.v1.TieRule\x12\x0e\n\x06rounds\x18\x04 \x01(\x05\x12\x15\n\rrounds_option\x18\x05 \x01(\t\x12\x0e\n\x06target\x18\x06 \x01(\x05\x12\x15\n\rtarget_option\x18\x07 \x01(\t\x12\x1d\n\x15loses_at_minus_target\x18\x08 \x01(\x08\x12\x14\n\x0cpartnerships\x18\t \x01(\x08\x12\x0c\n\x04text\x18\n \x01(\t\"\x12\n\x10ListGamesRequest\"8\n\x11ListGamesResponse\x12#\n\x05games\x18\x01 \x03(\x0b\x32\x14.parlour.v1.GameInfo\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\"5\n\x0fGetGameResponse\x12\"\n\x04game\x18\x01 \x01(\x0b\x32\x14.parlour.v1.GameInfo*l\n\nOptionType\x12\x1b\n\x17OPTION_TYPE_UNSPECIFIED\x10\x00\x12\x14\n\x10OPTION_TYPE_BOOL\x10\x01\x12\x13\n\x0fOPTION_TYPE_INT\x10\x02\x12\x16\n\x12OPTION_TYPE_CHOICE\x10\x03*M\n\x07GameEnd\x12\x18\n\x14GAME_END_UNSPECIFIED\x10\x00\x12\x13\n\x0fGAME_END_ROUNDS\x10\x01\x12\x13\n\x0fGAME_END_TARGET\x10\x02*f\n\nWinnerRule\x12\x1b\n\x17WINNER_RULE_UNSPECIFIED\x10\x00\x12\x1d\n\x19WINNER_RULE_HIGHEST_TOTAL\x10\x01\x12\x1c\n\x18WINNER_RULE_LOWEST_TOTAL\x10\x02*m\n\x07TieRule\x12\x18\n\x14TIE_RULE_UNSPECIFIED\x10\x00\x12\x12\n\x0eTIE_RULE_SHARE\x10\x01\x12\x14\n\x10TIE_RULE_PLAY_ON\x10\x02\x12\x1e\n\x1aTIE_RULE_BIDDING_SIDE_WINS\x10\x03\x32\xa0\x01\n\x10\x43\x61talogueService\x12H\n\tListGames\x12\x1c.parlour.v1.ListGamesRequest\x1a\x1d.parlour.v1.ListGamesResponse\x12\x42\n\x07GetGame\x12\x1a.parlour.v1.GetGameRequest\x1a\x1b.parlour.v1.GetGameResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parlour.v1.catalogue_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OPTIONTYPE']._serialized_start=517
-  _globals['_OPTIONTYPE']._serialized_end=625
+  _globals['_OPTIONTYPE']._serialized_start=826
+  _globals['_OPTIONTYPE']._serialized_end=934
+  _globals['_GAMEEND']._serialized_start=936
+  _globals['_GAMEEND']._serialized_end=1013
+  _globals['_WINNERRULE']._serialized_start=1015
+  _globals['_WINNERRULE']._serialized_end=1117
+  _globals['_TIERULE']._serialized_start=1119
+  _globals['_TIERULE']._serialized_end=1228
   _globals['_OPTIONSPEC']._serialized_start=43
   _globals['_OPTIONSPEC']._serialized_end=175
   _globals['_GAMEINFO']._serialized_start=178
-  _globals['_GAMEINFO']._serialized_end=350
-  _globals['_LISTGAMESREQUEST']._serialized_start=352
-  _globals['_LISTGAMESREQUEST']._serialized_end=370
-  _globals['_LISTGAMESRESPONSE']._serialized_start=372
-  _globals['_LISTGAMESRESPONSE']._serialized_end=428
-  _globals['_GETGAMEREQUEST']._serialized_start=430
-  _globals['_GETGAMEREQUEST']._serialized_end=460
-  _globals['_GETGAMERESPONSE']._serialized_start=462
-  _globals['_GETGAMERESPONSE']._serialized_end=515
-  _globals['_CATALOGUESERVICE']._serialized_start=628
-  _globals['_CATALOGUESERVICE']._serialized_end=788
+  _globals['_GAMEINFO']._serialized_end=389
+  _globals['_ENDRULE']._serialized_start=392
+  _globals['_ENDRULE']._serialized_end=659
+  _globals['_LISTGAMESREQUEST']._serialized_start=661
+  _globals['_LISTGAMESREQUEST']._serialized_end=679
+  _globals['_LISTGAMESRESPONSE']._serialized_start=681
+  _globals['_LISTGAMESRESPONSE']._serialized_end=737
+  _globals['_GETGAMEREQUEST']._serialized_start=739
+  _globals['_GETGAMEREQUEST']._serialized_end=769
+  _globals['_GETGAMERESPONSE']._serialized_start=771
+  _globals['_GETGAMERESPONSE']._serialized_end=824
+  _globals['_CATALOGUESERVICE']._serialized_start=1231
+  _globals['_CATALOGUESERVICE']._serialized_end=1391
 # @@protoc_insertion_point(module_scope)

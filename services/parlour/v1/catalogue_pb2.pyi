@@ -51,6 +51,94 @@ OPTION_TYPE_CHOICE: OptionType.ValueType  # 3
 """One of the strings in `allowed_values`."""
 Global___OptionType: _TypeAlias = OptionType  # noqa: Y015
 
+class _GameEnd:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _GameEndEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameEnd.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    GAME_END_UNSPECIFIED: _GameEnd.ValueType  # 0
+    """Not set."""
+    GAME_END_ROUNDS: _GameEnd.ValueType  # 1
+    """A fixed number of rounds (hands) is played: Wizard, Crazy 8s."""
+    GAME_END_TARGET: _GameEnd.ValueType  # 2
+    """Hands are played until a total reaches a target (Hearts, Kaiser); see
+    EndRule.target and EndRule.loses_at_minus_target.
+    """
+
+class GameEnd(_GameEnd, metaclass=_GameEndEnumTypeWrapper):
+    """What ends a game."""
+
+GAME_END_UNSPECIFIED: GameEnd.ValueType  # 0
+"""Not set."""
+GAME_END_ROUNDS: GameEnd.ValueType  # 1
+"""A fixed number of rounds (hands) is played: Wizard, Crazy 8s."""
+GAME_END_TARGET: GameEnd.ValueType  # 2
+"""Hands are played until a total reaches a target (Hearts, Kaiser); see
+EndRule.target and EndRule.loses_at_minus_target.
+"""
+Global___GameEnd: _TypeAlias = GameEnd  # noqa: Y015
+
+class _WinnerRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _WinnerRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WinnerRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    WINNER_RULE_UNSPECIFIED: _WinnerRule.ValueType  # 0
+    """Not set."""
+    WINNER_RULE_HIGHEST_TOTAL: _WinnerRule.ValueType  # 1
+    """The highest total wins (Wizard, Kaiser)."""
+    WINNER_RULE_LOWEST_TOTAL: _WinnerRule.ValueType  # 2
+    """The lowest total wins (Crazy 8s, Hearts)."""
+
+class WinnerRule(_WinnerRule, metaclass=_WinnerRuleEnumTypeWrapper):
+    """Who wins a finished game."""
+
+WINNER_RULE_UNSPECIFIED: WinnerRule.ValueType  # 0
+"""Not set."""
+WINNER_RULE_HIGHEST_TOTAL: WinnerRule.ValueType  # 1
+"""The highest total wins (Wizard, Kaiser)."""
+WINNER_RULE_LOWEST_TOTAL: WinnerRule.ValueType  # 2
+"""The lowest total wins (Crazy 8s, Hearts)."""
+Global___WinnerRule: _TypeAlias = WinnerRule  # noqa: Y015
+
+class _TieRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TieRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TieRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TIE_RULE_UNSPECIFIED: _TieRule.ValueType  # 0
+    """Not set."""
+    TIE_RULE_SHARE: _TieRule.ValueType  # 1
+    """The tied seats share the win: View.winners lists them all (Wizard, Crazy 8s)."""
+    TIE_RULE_PLAY_ON: _TieRule.ValueType  # 2
+    """The game goes on: another hand is played until the best total is not
+    tied (Hearts); a game has exactly one winner.
+    """
+    TIE_RULE_BIDDING_SIDE_WINS: _TieRule.ValueType  # 3
+    """Kaiser: when both sides reach the target in the same hand, the side that
+    won the bidding wins; a game has exactly one winning side.
+    """
+
+class TieRule(_TieRule, metaclass=_TieRuleEnumTypeWrapper):
+    """What happens when the best total is tied when the game would end."""
+
+TIE_RULE_UNSPECIFIED: TieRule.ValueType  # 0
+"""Not set."""
+TIE_RULE_SHARE: TieRule.ValueType  # 1
+"""The tied seats share the win: View.winners lists them all (Wizard, Crazy 8s)."""
+TIE_RULE_PLAY_ON: TieRule.ValueType  # 2
+"""The game goes on: another hand is played until the best total is not
+tied (Hearts); a game has exactly one winner.
+"""
+TIE_RULE_BIDDING_SIDE_WINS: TieRule.ValueType  # 3
+"""Kaiser: when both sides reach the target in the same hand, the side that
+won the bidding wins; a game has exactly one winning side.
+"""
+Global___TieRule: _TypeAlias = TieRule  # noqa: Y015
+
 @_typing.final
 class OptionSpec(_message.Message):
     """One table option (a rules toggle) of a game."""
@@ -105,6 +193,7 @@ class GameInfo(_message.Message):
     SUMMARY_FIELD_NUMBER: _builtins.int
     RULES_TEXT_FIELD_NUMBER: _builtins.int
     BOT_LEVELS_FIELD_NUMBER: _builtins.int
+    END_RULE_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """The game's id, used in HostTableRequest.game: "wizard", "crazy8s", "kaiser" or "hearts"."""
     name: _builtins.str
@@ -125,7 +214,15 @@ class GameInfo(_message.Message):
     def bot_levels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The computer-opponent levels offered for this game, weakest first
         (e.g. "random", "normal"); use one as SeatSetup.bot_level. Empty when the
-        server does not publish its bots' levels.
+        server does not publish its bots' levels. HostTable refuses any other
+        SeatSetup.bot_level with INVALID_ARGUMENT (when the list is published).
+        """
+
+    @_builtins.property
+    def end_rule(self) -> Global___EndRule:
+        """How the game ends and who wins, as fields (the same facts as the rules
+        text). Numbers that depend on a table's options or seat count are left 0
+        here and name the option instead; View.end_rule carries them filled in.
         """
 
     def __init__(
@@ -139,14 +236,89 @@ class GameInfo(_message.Message):
         summary: _builtins.str = ...,
         rules_text: _builtins.str = ...,
         bot_levels: _abc.Iterable[_builtins.str] | None = ...,
+        end_rule: Global___EndRule | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["end_rule", b"end_rule"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_levels", b"bot_levels", "id", b"id", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "options", b"options", "rules_text", b"rules_text", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_levels", b"bot_levels", "end_rule", b"end_rule", "id", b"id", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "options", b"options", "rules_text", b"rules_text", "summary", b"summary"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameInfo: _TypeAlias = GameInfo  # noqa: Y015
+
+@_typing.final
+class EndRule(_message.Message):
+    """How a game ends and who wins. In GameInfo (the catalogue) numbers that a
+    table's options or seat count decide are 0 and the option is named; in
+    View.end_rule every number is this table's.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENDS_BY_FIELD_NUMBER: _builtins.int
+    WINNER_FIELD_NUMBER: _builtins.int
+    TIES_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    ROUNDS_OPTION_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    TARGET_OPTION_FIELD_NUMBER: _builtins.int
+    LOSES_AT_MINUS_TARGET_FIELD_NUMBER: _builtins.int
+    PARTNERSHIPS_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    ends_by: Global___GameEnd.ValueType
+    """What ends the game."""
+    winner: Global___WinnerRule.ValueType
+    """Who wins."""
+    ties: Global___TieRule.ValueType
+    """What a tie for the best total does."""
+    rounds: _builtins.int
+    """GAME_END_ROUNDS: how many rounds (hands) the game lasts. In the
+    catalogue: 0 when it depends on the options or seat count (Wizard's
+    "all" is 60 / seats rounds). In a view: this table's number.
+    """
+    rounds_option: _builtins.str
+    """The option that sets the number of rounds ("rounds"); empty if none."""
+    target: _builtins.int
+    """GAME_END_TARGET: the total that ends the game once reached (at or above)
+    at the end of a hand: Hearts 100 (fixed), Kaiser the "target" option.
+    0 in the catalogue when an option sets it; 0 for GAME_END_ROUNDS.
+    """
+    target_option: _builtins.str
+    """The option that sets the target ("target"); empty if fixed or none."""
+    loses_at_minus_target: _builtins.bool
+    """Kaiser: a side at or below minus the target after a hand loses (the
+    other side wins), even if neither side reached the target.
+    """
+    partnerships: _builtins.bool
+    """Partnerships (Kaiser): seats s and s + 2 form a side (Player.team =
+    seat % 2), share one total (each seat's score is its side's total) and
+    win together (View.winners lists both partners).
+    """
+    text: _builtins.str
+    """The rule in one sentence for a person, e.g. "lowest total after 3 rounds
+    wins; ties share the win".
+    """
+    def __init__(
+        self,
+        *,
+        ends_by: Global___GameEnd.ValueType = ...,
+        winner: Global___WinnerRule.ValueType = ...,
+        ties: Global___TieRule.ValueType = ...,
+        rounds: _builtins.int = ...,
+        rounds_option: _builtins.str = ...,
+        target: _builtins.int = ...,
+        target_option: _builtins.str = ...,
+        loses_at_minus_target: _builtins.bool = ...,
+        partnerships: _builtins.bool = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ends_by", b"ends_by", "loses_at_minus_target", b"loses_at_minus_target", "partnerships", b"partnerships", "rounds", b"rounds", "rounds_option", b"rounds_option", "target", b"target", "target_option", b"target_option", "text", b"text", "ties", b"ties", "winner", b"winner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndRule: _TypeAlias = EndRule  # noqa: Y015
 
 @_typing.final
 class ListGamesRequest(_message.Message):

@@ -24,19 +24,19 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17parlour/v1/common.proto\x12\nparlour.v1\"\x9c\x01\n\x06\x41\x63tion\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.parlour.v1.ActionKind\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x13\n\x06number\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x1e\n\x04suit\x18\x04 \x01(\x0e\x32\x10.parlour.v1.Suit\x12\x10\n\x08no_trump\x18\x05 \x01(\x08\x12\x0c\n\x04text\x18\x06 \x01(\tB\t\n\x07_number\"L\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\x05\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.parlour.v1.Action\x12\r\n\x05label\x18\x03 \x01(\t*a\n\x04Suit\x12\x14\n\x10SUIT_UNSPECIFIED\x10\x00\x12\x0e\n\nSUIT_CLUBS\x10\x01\x12\x11\n\rSUIT_DIAMONDS\x10\x02\x12\x0f\n\x0bSUIT_HEARTS\x10\x03\x12\x0f\n\x0bSUIT_SPADES\x10\x04*\xb2\x01\n\nActionKind\x12\x1b\n\x17\x41\x43TION_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10\x41\x43TION_KIND_PLAY\x10\x01\x12\x13\n\x0f\x41\x43TION_KIND_BID\x10\x02\x12\x14\n\x10\x41\x43TION_KIND_PASS\x10\x03\x12\x14\n\x10\x41\x43TION_KIND_DRAW\x10\x04\x12\x1a\n\x16\x41\x43TION_KIND_NAME_TRUMP\x10\x05\x12\x14\n\x10\x41\x43TION_KIND_GIVE\x10\x06\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17parlour/v1/common.proto\x12\nparlour.v1\"\xb0\x01\n\x06\x41\x63tion\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.parlour.v1.ActionKind\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x13\n\x06number\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x1e\n\x04suit\x18\x04 \x01(\x0e\x32\x10.parlour.v1.Suit\x12\x10\n\x08no_trump\x18\x05 \x01(\x08\x12\x0c\n\x04text\x18\x06 \x01(\t\x12\x12\n\nmore_cards\x18\x07 \x03(\tB\t\n\x07_number\"L\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\x05\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.parlour.v1.Action\x12\r\n\x05label\x18\x03 \x01(\t*a\n\x04Suit\x12\x14\n\x10SUIT_UNSPECIFIED\x10\x00\x12\x0e\n\nSUIT_CLUBS\x10\x01\x12\x11\n\rSUIT_DIAMONDS\x10\x02\x12\x0f\n\x0bSUIT_HEARTS\x10\x03\x12\x0f\n\x0bSUIT_SPADES\x10\x04*\xb2\x01\n\nActionKind\x12\x1b\n\x17\x41\x43TION_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10\x41\x43TION_KIND_PLAY\x10\x01\x12\x13\n\x0f\x41\x43TION_KIND_BID\x10\x02\x12\x14\n\x10\x41\x43TION_KIND_PASS\x10\x03\x12\x14\n\x10\x41\x43TION_KIND_DRAW\x10\x04\x12\x1a\n\x16\x41\x43TION_KIND_NAME_TRUMP\x10\x05\x12\x14\n\x10\x41\x43TION_KIND_GIVE\x10\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parlour.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SUIT']._serialized_start=276
-  _globals['_SUIT']._serialized_end=373
-  _globals['_ACTIONKIND']._serialized_start=376
-  _globals['_ACTIONKIND']._serialized_end=554
+  _globals['_SUIT']._serialized_start=296
+  _globals['_SUIT']._serialized_end=393
+  _globals['_ACTIONKIND']._serialized_start=396
+  _globals['_ACTIONKIND']._serialized_end=574
   _globals['_ACTION']._serialized_start=40
-  _globals['_ACTION']._serialized_end=196
-  _globals['_LEGALACTION']._serialized_start=198
-  _globals['_LEGALACTION']._serialized_end=274
+  _globals['_ACTION']._serialized_end=216
+  _globals['_LEGALACTION']._serialized_start=218
+  _globals['_LEGALACTION']._serialized_end=294
 # @@protoc_insertion_point(module_scope)

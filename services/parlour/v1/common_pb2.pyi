@@ -24,6 +24,8 @@ Action text (one line, words separated by spaces, case-insensitive):
   "draw"             Crazy 8s: draw one card from the stock
   "trump H"          name trump (Wizard dealer after a turned wizard; Kaiser bid winner)
   "give QS"          Hearts: choose one card to pass (three times per hand)
+  "give QS KH 2C"    Hearts: choose the three cards to pass in one act (or
+                     the ones still to choose: two after one "give QS")
 
 Authentication is by call metadata (gRPC headers), never in messages:
   "x-parlour-seat-token"  the secret handed out when a seat is taken
@@ -35,7 +37,8 @@ Authentication is by call metadata (gRPC headers), never in messages:
   "x-parlour-worker-token" the shared secret of the server's AI workers
                           (set by the operator, `parlour serve --worker-token`);
                           stands in for the seat token of a BOT seat in
-                          Act, GetView and Watch. It opens no person's seat.
+                          Act, GetView and Watch. It opens no person's seat:
+                          sent for a person's seat it is PERMISSION_DENIED.
                           It is also the key to BotService (bots.proto).
   "x-parlour-worker-id"    sent by a worker with its worker token in Act: the
                           worker_id it claimed the bot's turn with
@@ -68,8 +71,10 @@ person that names the rule broken and quotes the card, e.g.
                        (Act is safe to retry with the same request_id)
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
@@ -133,7 +138,9 @@ class _ActionKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ActionKind
     ACTION_KIND_NAME_TRUMP: _ActionKind.ValueType  # 5
     """"trump H": name the trump suit."""
     ACTION_KIND_GIVE: _ActionKind.ValueType  # 6
-    """"give QS": choose a card to pass to another player (Hearts)."""
+    """"give QS": choose a card to pass to another player (Hearts);
+    "give QS KH 2C" chooses several at once (see Action.more_cards).
+    """
 
 class ActionKind(_ActionKind, metaclass=_ActionKindEnumTypeWrapper):
     """What kind of move an action is. Its text form is the first word of the action text."""
@@ -151,7 +158,9 @@ ACTION_KIND_DRAW: ActionKind.ValueType  # 4
 ACTION_KIND_NAME_TRUMP: ActionKind.ValueType  # 5
 """"trump H": name the trump suit."""
 ACTION_KIND_GIVE: ActionKind.ValueType  # 6
-""""give QS": choose a card to pass to another player (Hearts)."""
+""""give QS": choose a card to pass to another player (Hearts);
+"give QS KH 2C" chooses several at once (see Action.more_cards).
+"""
 Global___ActionKind: _TypeAlias = ActionKind  # noqa: Y015
 
 @_typing.final
@@ -171,6 +180,7 @@ class Action(_message.Message):
     SUIT_FIELD_NUMBER: _builtins.int
     NO_TRUMP_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
+    MORE_CARDS_FIELD_NUMBER: _builtins.int
     kind: Global___ActionKind.ValueType
     """What kind of move this is."""
     card: _builtins.str
@@ -185,6 +195,13 @@ class Action(_message.Message):
     """True for a Kaiser no-trump bid ("bid 7NT")."""
     text: _builtins.str
     """The action text, e.g. "play 8S name H" (see the notation at the top of this file)."""
+    @_builtins.property
+    def more_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """ACTION_KIND_GIVE only: the further cards chosen in the same act, after
+        `card` ("give QS KH 2C" is card "QS", more_cards ["KH", "2C"]). Legal
+        actions never use it: they list one "give" per card.
+        """
+
     def __init__(
         self,
         *,
@@ -194,10 +211,11 @@ class Action(_message.Message):
         suit: Global___Suit.ValueType = ...,
         no_trump: _builtins.bool = ...,
         text: _builtins.str = ...,
+        more_cards: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_number", b"_number", "number", b"number"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_number", b"_number", "card", b"card", "kind", b"kind", "no_trump", b"no_trump", "number", b"number", "suit", b"suit", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_number", b"_number", "card", b"card", "kind", b"kind", "more_cards", b"more_cards", "no_trump", b"no_trump", "number", b"number", "suit", b"suit", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__number: _TypeAlias = _typing.Literal["number"]  # noqa: Y015
     _WhichOneofArgType__number: _TypeAlias = _typing.Literal["_number", b"_number"]  # noqa: Y015

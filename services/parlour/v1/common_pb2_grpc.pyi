@@ -24,6 +24,8 @@ Action text (one line, words separated by spaces, case-insensitive):
   "draw"             Crazy 8s: draw one card from the stock
   "trump H"          name trump (Wizard dealer after a turned wizard; Kaiser bid winner)
   "give QS"          Hearts: choose one card to pass (three times per hand)
+  "give QS KH 2C"    Hearts: choose the three cards to pass in one act (or
+                     the ones still to choose: two after one "give QS")
 
 Authentication is by call metadata (gRPC headers), never in messages:
   "x-parlour-seat-token"  the secret handed out when a seat is taken
@@ -35,7 +37,8 @@ Authentication is by call metadata (gRPC headers), never in messages:
   "x-parlour-worker-token" the shared secret of the server's AI workers
                           (set by the operator, `parlour serve --worker-token`);
                           stands in for the seat token of a BOT seat in
-                          Act, GetView and Watch. It opens no person's seat.
+                          Act, GetView and Watch. It opens no person's seat:
+                          sent for a person's seat it is PERMISSION_DENIED.
                           It is also the key to BotService (bots.proto).
   "x-parlour-worker-id"    sent by a worker with its worker token in Act: the
                           worker_id it claimed the bot's turn with

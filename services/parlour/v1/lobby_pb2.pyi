@@ -94,7 +94,10 @@ class SeatSetup(_message.Message):
     kind: Global___SeatKind.ValueType
     """A person or a bot (unspecified means a person)."""
     bot_level: _builtins.str
-    """For a bot: its strength, one of GameInfo.bot_levels ("" = the bots' default)."""
+    """For a bot: its strength, one of GameInfo.bot_levels ("" = the bots'
+    default). Any other level is refused with INVALID_ARGUMENT (a server
+    that publishes no levels for the game accepts any). Empty for a person.
+    """
     def __init__(
         self,
         *,

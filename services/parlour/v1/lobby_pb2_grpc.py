@@ -75,7 +75,8 @@ class LobbyServiceServicer:
         """Create a table. No token needed; answers the host token (and a seat token
         when the host takes a seat). Writes the table's first events.
         Errors: NOT_FOUND unknown game; INVALID_ARGUMENT bad seat count, seat
-        setup or options (the message names the option and the allowed values).
+        setup (e.g. a bot_level not in GameInfo.bot_levels) or options (the
+        message names the option and the allowed values).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

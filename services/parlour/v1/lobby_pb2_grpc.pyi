@@ -48,7 +48,8 @@ class LobbyServiceStub:
     """Create a table. No token needed; answers the host token (and a seat token
     when the host takes a seat). Writes the table's first events.
     Errors: NOT_FOUND unknown game; INVALID_ARGUMENT bad seat count, seat
-    setup or options (the message names the option and the allowed values).
+    setup (e.g. a bot_level not in GameInfo.bot_levels) or options (the
+    message names the option and the allowed values).
     """
     ListTables: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.ListTablesRequest, _lobby_pb2.ListTablesResponse]
     """List tables, newest first. No token needed.
@@ -87,7 +88,8 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     """Create a table. No token needed; answers the host token (and a seat token
     when the host takes a seat). Writes the table's first events.
     Errors: NOT_FOUND unknown game; INVALID_ARGUMENT bad seat count, seat
-    setup or options (the message names the option and the allowed values).
+    setup (e.g. a bot_level not in GameInfo.bot_levels) or options (the
+    message names the option and the allowed values).
     """
     ListTables: _aio.UnaryUnaryMultiCallable[_lobby_pb2.ListTablesRequest, _lobby_pb2.ListTablesResponse]  # type: ignore[assignment]
     """List tables, newest first. No token needed.
@@ -129,7 +131,8 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         """Create a table. No token needed; answers the host token (and a seat token
         when the host takes a seat). Writes the table's first events.
         Errors: NOT_FOUND unknown game; INVALID_ARGUMENT bad seat count, seat
-        setup or options (the message names the option and the allowed values).
+        setup (e.g. a bot_level not in GameInfo.bot_levels) or options (the
+        message names the option and the allowed values).
         """
 
     @_abc_1.abstractmethod

@@ -16,12 +16,57 @@ Playing loop of a client:
   3. On ABORTED, the table moved on (or another move won a race): take the
      newest view and decide again. On UNAVAILABLE, resend the same request
      (same request_id): the server applies a request at most once.
+  4. When a hand ends, View.last_hand holds its result as fields; when the
+     game ends, View.is_over, winners, scores and end_reason say how.
+
+How each game is played through this contract (docs/playing-through-the-contract.md
+has the same with examples). Every move a seat may make is in
+view.legal_actions; a client never needs to know the rules to offer them.
+
+Wizard: phases "trump" (only when a wizard is turned: the dealer names
+  trump, "trump H"; trump_text is "dealer to name trump" meanwhile), "bid"
+  ("bid 0".."bid N", N = cards in hand this round), "play". turned_card is
+  the card turned for trump (empty when the whole pack is dealt). Player.bid
+  and tricks_taken give bids and tricks. A finished round stays on the
+  table until the next deal.
+Crazy 8s: one phase "play". An eight is listed once per suit it may name
+  ("play 8C name C" .. "play 8C name S"); a bare "play 8C" is refused with
+  FAILED_PRECONDITION ("an eight names the suit in force"). An eight may
+  name its own suit. "draw" is listed only when nothing in
+  hand plays, "pass" only when nothing plays and nothing can be drawn.
+  A drawn card that plays must be played at once: the seat stays in to_act,
+  its legal actions are that card only, and must_play_card names it (to
+  that seat only). turned_card is the round's starter (the first card of
+  the discard pile, face up); top_card is the card on top now;
+  suit_in_force is the suit to match (an eight may have named another).
+  passes_in_a_row counts seats that passed in turn; when every seat has,
+  the round is blocked. When the stock runs out, the discards under the
+  top card are shuffled into a new stock: that is a "CardsDealt" event too,
+  so count hands by View.hand_number, never by deals. Move history lists
+  every move of the round, plays included.
+Kaiser: phases "bid" (one round from the dealer's left, dealer last: "pass",
+  "bid 7", "bid 7NT"; the dealer cannot pass after three passes), "trump"
+  (the winning bidder names trump; skipped after a no-trump bid), "play".
+  Seats 0 and 2 play seats 1 and 3 (Player.team = seat % 2); each seat's
+  score is its side's total and View.winners lists both partners. contract
+  is the winning bid in words; last_hand.kaiser has it as fields.
+Hearts: phases "pass" (hands 1, 2, 3 of every 4: pass_direction "left",
+  "right", "across"; every fourth hand it is "none" and play starts at
+  once) and "play". Passing is simultaneous and secret: every seat is in
+  to_act at once and chooses its three cards with three "give QS" acts
+  (legal_actions lists one "give" per card), or all three in one act by
+  action text, "give QS KH 2C" (ActRequest.action). A seat stays in to_act
+  until its third card is chosen; the chosen cards stay in `hand` (and are listed in passed_cards) until
+  all four seats have chosen, then move at once (received_cards shows what
+  arrived). Other seats never see which cards were given.
 """
 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from parlour.v1 import catalogue_pb2 as _catalogue_pb2
 from parlour.v1 import common_pb2 as _common_pb2
 from parlour.v1 import lobby_pb2 as _lobby_pb2
 import builtins as _builtins
@@ -34,6 +79,62 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _EndReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EndReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EndReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    END_REASON_UNSPECIFIED: _EndReason.ValueType  # 0
+    """The game is not over."""
+    END_REASON_ROUNDS_PLAYED: _EndReason.ValueType  # 1
+    """The last of EndRule.rounds rounds was played (Wizard, Crazy 8s)."""
+    END_REASON_TARGET_REACHED: _EndReason.ValueType  # 2
+    """A seat or side reached EndRule.target at the end of a hand (Hearts,
+    Kaiser), and the best total was not tied (see EndRule.ties).
+    """
+    END_REASON_FELL_TO_MINUS_TARGET: _EndReason.ValueType  # 3
+    """Kaiser: a side fell to minus the target or below; the other side wins."""
+
+class EndReason(_EndReason, metaclass=_EndReasonEnumTypeWrapper):
+    """Why a game ended (View.end_reason)."""
+
+END_REASON_UNSPECIFIED: EndReason.ValueType  # 0
+"""The game is not over."""
+END_REASON_ROUNDS_PLAYED: EndReason.ValueType  # 1
+"""The last of EndRule.rounds rounds was played (Wizard, Crazy 8s)."""
+END_REASON_TARGET_REACHED: EndReason.ValueType  # 2
+"""A seat or side reached EndRule.target at the end of a hand (Hearts,
+Kaiser), and the best total was not tied (see EndRule.ties).
+"""
+END_REASON_FELL_TO_MINUS_TARGET: EndReason.ValueType  # 3
+"""Kaiser: a side fell to minus the target or below; the other side wins."""
+Global___EndReason: _TypeAlias = EndReason  # noqa: Y015
+
+class _CrazyEightsOutcome:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _CrazyEightsOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CrazyEightsOutcome.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    CRAZY_EIGHTS_OUTCOME_UNSPECIFIED: _CrazyEightsOutcome.ValueType  # 0
+    """Not set."""
+    CRAZY_EIGHTS_OUTCOME_WENT_OUT: _CrazyEightsOutcome.ValueType  # 1
+    """A seat shed its last card (CrazyEightsRoundResult.went_out)."""
+    CRAZY_EIGHTS_OUTCOME_BLOCKED: _CrazyEightsOutcome.ValueType  # 2
+    """Every seat passed in turn: nobody could play or draw."""
+
+class CrazyEightsOutcome(_CrazyEightsOutcome, metaclass=_CrazyEightsOutcomeEnumTypeWrapper):
+    """How a Crazy 8s round ended."""
+
+CRAZY_EIGHTS_OUTCOME_UNSPECIFIED: CrazyEightsOutcome.ValueType  # 0
+"""Not set."""
+CRAZY_EIGHTS_OUTCOME_WENT_OUT: CrazyEightsOutcome.ValueType  # 1
+"""A seat shed its last card (CrazyEightsRoundResult.went_out)."""
+CRAZY_EIGHTS_OUTCOME_BLOCKED: CrazyEightsOutcome.ValueType  # 2
+"""Every seat passed in turn: nobody could play or draw."""
+Global___CrazyEightsOutcome: _TypeAlias = CrazyEightsOutcome  # noqa: Y015
 
 @_typing.final
 class PlayedCard(_message.Message):
@@ -103,7 +204,11 @@ Global___Trick: _TypeAlias = Trick  # noqa: Y015
 
 @_typing.final
 class Move(_message.Message):
-    """One public entry in the current hand's history: a bid, a pass, a draw..."""
+    """One public entry in the current hand's history: a bid, a pass, a draw...
+    Wizard: trump named and bids. Crazy 8s: every play, draw and pass of the
+    round. Kaiser: the bids and passes, then trump named. Hearts: one entry per
+    seat that has chosen its three cards ("chose three cards to pass left").
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -112,8 +217,8 @@ class Move(_message.Message):
     seat: _builtins.int
     """The seat that moved."""
     text: _builtins.str
-    """What it did, as action text ("bid 3", "pass", "draw"); a Hearts card
-    given to another player is never shown ("give").
+    """What it did, as action text ("bid 3", "pass", "draw", "play 8C name H");
+    a Hearts card given to another player is never shown.
     """
     def __init__(
         self,
@@ -149,7 +254,7 @@ class Player(_message.Message):
     hand_size: _builtins.int
     """How many cards the seat holds (never which)."""
     score: _builtins.int
-    """The seat's running total (partners share their side's total)."""
+    """The seat's running total (Kaiser: its side's total, the same on both partners)."""
     tricks_taken: _builtins.int
     """Tricks taken so far in this hand."""
     bid: _builtins.str
@@ -210,6 +315,267 @@ class HandScore(_message.Message):
 Global___HandScore: _TypeAlias = HandScore  # noqa: Y015
 
 @_typing.final
+class WizardRoundResult(_message.Message):
+    """Wizard: how one round went."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BIDS_FIELD_NUMBER: _builtins.int
+    TRUMP_FIELD_NUMBER: _builtins.int
+    TURNED_CARD_FIELD_NUMBER: _builtins.int
+    trump: _common_pb2.Suit.ValueType
+    """The trump suit of the round; SUIT_UNSPECIFIED for no trump."""
+    turned_card: _builtins.str
+    """The card turned for trump ("W2", "N1", "7H"); empty when the whole pack was dealt."""
+    @_builtins.property
+    def bids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's bid, indexed by seat (its tricks are HandResult.tricks_taken;
+        a seat made its bid when the two are equal).
+        """
+
+    def __init__(
+        self,
+        *,
+        bids: _abc.Iterable[_builtins.int] | None = ...,
+        trump: _common_pb2.Suit.ValueType = ...,
+        turned_card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bids", b"bids", "trump", b"trump", "turned_card", b"turned_card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WizardRoundResult: _TypeAlias = WizardRoundResult  # noqa: Y015
+
+@_typing.final
+class CrazyEightsRoundResult(_message.Message):
+    """Crazy 8s: how one round went."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    WENT_OUT_FIELD_NUMBER: _builtins.int
+    CARDS_LEFT_FIELD_NUMBER: _builtins.int
+    STOCK_REBUILDS_FIELD_NUMBER: _builtins.int
+    outcome: Global___CrazyEightsOutcome.ValueType
+    """Went out or blocked."""
+    went_out: _builtins.int
+    """The seat that shed its last card; absent when the round was blocked."""
+    stock_rebuilds: _builtins.int
+    """How many times the stock was rebuilt from the discards this round."""
+    @_builtins.property
+    def cards_left(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """How many cards each seat was caught holding, indexed by seat (each card's
+        penalty is in HandResult.points).
+        """
+
+    def __init__(
+        self,
+        *,
+        outcome: Global___CrazyEightsOutcome.ValueType = ...,
+        went_out: _builtins.int | None = ...,
+        cards_left: _abc.Iterable[_builtins.int] | None = ...,
+        stock_rebuilds: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_went_out", b"_went_out", "went_out", b"went_out"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_went_out", b"_went_out", "cards_left", b"cards_left", "outcome", b"outcome", "stock_rebuilds", b"stock_rebuilds", "went_out", b"went_out"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__went_out: _TypeAlias = _typing.Literal["went_out"]  # noqa: Y015
+    _WhichOneofArgType__went_out: _TypeAlias = _typing.Literal["_went_out", b"_went_out"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__went_out) -> _WhichOneofReturnType__went_out | None: ...
+
+Global___CrazyEightsRoundResult: _TypeAlias = CrazyEightsRoundResult  # noqa: Y015
+
+@_typing.final
+class KaiserHandResult(_message.Message):
+    """Kaiser: how one hand went."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BIDDER_FIELD_NUMBER: _builtins.int
+    BIDDING_TEAM_FIELD_NUMBER: _builtins.int
+    BID_FIELD_NUMBER: _builtins.int
+    NO_TRUMP_FIELD_NUMBER: _builtins.int
+    TRUMP_FIELD_NUMBER: _builtins.int
+    MADE_FIELD_NUMBER: _builtins.int
+    POINTS_TAKEN_FIELD_NUMBER: _builtins.int
+    SCORE_CHANGE_FIELD_NUMBER: _builtins.int
+    bidder: _builtins.int
+    """The seat that won the bidding."""
+    bidding_team: _builtins.int
+    """Its side: 0 (seats 0 and 2) or 1 (seats 1 and 3)."""
+    bid: _builtins.int
+    """The winning bid, 5..10 points."""
+    no_trump: _builtins.bool
+    """True for a no-trump bid (it scores and costs double)."""
+    trump: _common_pb2.Suit.ValueType
+    """The trump named; SUIT_UNSPECIFIED at no trump."""
+    made: _builtins.bool
+    """True if the bidding side took at least its bid ("made"); false if it was set."""
+    @_builtins.property
+    def points_taken(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Points each side took in tricks this hand, indexed by team (they add up
+        to 10: a point a trick, +5 the five of hearts, -3 the three of spades).
+        """
+
+    @_builtins.property
+    def score_change(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """What the hand added to each side's total, indexed by team (a set
+        contract costs the bid, double at no trump).
+        """
+
+    def __init__(
+        self,
+        *,
+        bidder: _builtins.int = ...,
+        bidding_team: _builtins.int = ...,
+        bid: _builtins.int = ...,
+        no_trump: _builtins.bool = ...,
+        trump: _common_pb2.Suit.ValueType = ...,
+        made: _builtins.bool = ...,
+        points_taken: _abc.Iterable[_builtins.int] | None = ...,
+        score_change: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bidder", b"bidder", "bidding_team", b"bidding_team", "made", b"made", "no_trump", b"no_trump", "points_taken", b"points_taken", "score_change", b"score_change", "trump", b"trump"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KaiserHandResult: _TypeAlias = KaiserHandResult  # noqa: Y015
+
+@_typing.final
+class HeartsHandResult(_message.Message):
+    """Hearts: how one hand went."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MOON_SHOOTER_FIELD_NUMBER: _builtins.int
+    POINTS_TAKEN_FIELD_NUMBER: _builtins.int
+    PASS_DIRECTION_FIELD_NUMBER: _builtins.int
+    LAST_TRICK_FIELD_NUMBER: _builtins.int
+    TIE_PLAYS_ON_FIELD_NUMBER: _builtins.int
+    moon_shooter: _builtins.int
+    """The seat that took all 26 points and shot the moon (it scores 0, every
+    other seat 26); absent otherwise.
+    """
+    pass_direction: _builtins.str
+    """Where cards were passed before the hand: "left", "right", "across" or "none" (no passing)."""
+    tie_plays_on: _builtins.bool
+    """True when a total reached the target but the lowest total was tied, so
+    another hand is played (EndRule.ties = TIE_RULE_PLAY_ON).
+    """
+    @_builtins.property
+    def points_taken(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Penalty points each seat took in its tricks, indexed by seat, before the
+        moon rule (so 26 for a moon shooter): a point a heart, 13 the queen of spades.
+        """
+
+    @_builtins.property
+    def last_trick(self) -> Global___Trick:
+        """The hand's thirteenth trick."""
+
+    def __init__(
+        self,
+        *,
+        moon_shooter: _builtins.int | None = ...,
+        points_taken: _abc.Iterable[_builtins.int] | None = ...,
+        pass_direction: _builtins.str = ...,
+        last_trick: Global___Trick | None = ...,
+        tie_plays_on: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_moon_shooter", b"_moon_shooter", "last_trick", b"last_trick", "moon_shooter", b"moon_shooter"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_moon_shooter", b"_moon_shooter", "last_trick", b"last_trick", "moon_shooter", b"moon_shooter", "pass_direction", b"pass_direction", "points_taken", b"points_taken", "tie_plays_on", b"tie_plays_on"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__moon_shooter: _TypeAlias = _typing.Literal["moon_shooter"]  # noqa: Y015
+    _WhichOneofArgType__moon_shooter: _TypeAlias = _typing.Literal["_moon_shooter", b"_moon_shooter"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__moon_shooter) -> _WhichOneofReturnType__moon_shooter | None: ...
+
+Global___HeartsHandResult: _TypeAlias = HeartsHandResult  # noqa: Y015
+
+@_typing.final
+class HandResult(_message.Message):
+    """The result of one finished hand (a round in Wizard and Crazy 8s), as facts
+    a table renders in its end-of-hand summary and game-over screen. The
+    game-specific part is in `game`; `text` says the same for a person.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    TOTALS_FIELD_NUMBER: _builtins.int
+    TRICKS_TAKEN_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    WIZARD_FIELD_NUMBER: _builtins.int
+    CRAZY8S_FIELD_NUMBER: _builtins.int
+    KAISER_FIELD_NUMBER: _builtins.int
+    HEARTS_FIELD_NUMBER: _builtins.int
+    hand_number: _builtins.int
+    """The hand's number, counting from 1 (View.hand_number while it was played)."""
+    dealer: _builtins.int
+    """The seat that dealt it."""
+    text: _builtins.str
+    """One line for a person, e.g. "seats 1 and 3 bid 8, took 6 and went down (-8)"."""
+    @_builtins.property
+    def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """What the hand added to each seat's total, indexed by seat (Kaiser: its
+        side's change, on both partners). The same as the last View.hand_scores.
+        """
+
+    @_builtins.property
+    def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's running total after the hand, indexed by seat."""
+
+    @_builtins.property
+    def tricks_taken(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Tricks each seat took in the hand, indexed by seat; empty in Crazy 8s."""
+
+    @_builtins.property
+    def wizard(self) -> Global___WizardRoundResult:
+        """Wizard."""
+
+    @_builtins.property
+    def crazy8s(self) -> Global___CrazyEightsRoundResult:
+        """Crazy 8s."""
+
+    @_builtins.property
+    def kaiser(self) -> Global___KaiserHandResult:
+        """Kaiser."""
+
+    @_builtins.property
+    def hearts(self) -> Global___HeartsHandResult:
+        """Hearts."""
+
+    def __init__(
+        self,
+        *,
+        hand_number: _builtins.int = ...,
+        dealer: _builtins.int = ...,
+        points: _abc.Iterable[_builtins.int] | None = ...,
+        totals: _abc.Iterable[_builtins.int] | None = ...,
+        tricks_taken: _abc.Iterable[_builtins.int] | None = ...,
+        text: _builtins.str = ...,
+        wizard: Global___WizardRoundResult | None = ...,
+        crazy8s: Global___CrazyEightsRoundResult | None = ...,
+        kaiser: Global___KaiserHandResult | None = ...,
+        hearts: Global___HeartsHandResult | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["crazy8s", b"crazy8s", "game", b"game", "hearts", b"hearts", "kaiser", b"kaiser", "wizard", b"wizard"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["crazy8s", b"crazy8s", "dealer", b"dealer", "game", b"game", "hand_number", b"hand_number", "hearts", b"hearts", "kaiser", b"kaiser", "points", b"points", "text", b"text", "totals", b"totals", "tricks_taken", b"tricks_taken", "wizard", b"wizard"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["wizard", "crazy8s", "kaiser", "hearts"]  # noqa: Y015
+    _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
+
+Global___HandResult: _TypeAlias = HandResult  # noqa: Y015
+
+@_typing.final
 class View(_message.Message):
     """Everything one seat (or a spectator) may see of a table. One shape for
     every game: fields a game does not use stay empty.
@@ -249,6 +615,11 @@ class View(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     NOTES_FIELD_NUMBER: _builtins.int
     TABLE_STATUS_FIELD_NUMBER: _builtins.int
+    END_RULE_FIELD_NUMBER: _builtins.int
+    LAST_HAND_FIELD_NUMBER: _builtins.int
+    END_REASON_FIELD_NUMBER: _builtins.int
+    PASSES_IN_A_ROW_FIELD_NUMBER: _builtins.int
+    MUST_PLAY_CARD_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's id, e.g. "wizard"."""
     seat: _builtins.int
@@ -266,9 +637,15 @@ class View(_message.Message):
     trump: _common_pb2.Suit.ValueType
     """The trump suit; SUIT_UNSPECIFIED when there is no trump or none named yet (see trump_text)."""
     trump_text: _builtins.str
-    """The trump in words: "hearts", "no trump", "not yet named"; empty if the game has no trump."""
+    """The trump in words: "hearts", "no trump", "not yet named" (Kaiser before
+    the bidder names it), "dealer to name trump" (Wizard after a turned
+    wizard); empty if the game has no trump (Crazy 8s).
+    """
     turned_card: _builtins.str
-    """Wizard: the card turned up to fix trump; empty if none."""
+    """The card turned face up at the deal: Wizard, the card that fixes trump
+    (empty when the whole pack is dealt); Crazy 8s, the round's starter (the
+    bottom of the discard pile). Empty in other games.
+    """
     suit_in_force: _common_pb2.Suit.ValueType
     """Crazy 8s: the suit that must be matched (changed by an eight); SUIT_UNSPECIFIED otherwise."""
     suit_in_force_text: _builtins.str
@@ -278,15 +655,27 @@ class View(_message.Message):
     stock_count: _builtins.int
     """Crazy 8s: cards left in the stock; absent in games without a stock."""
     contract: _builtins.str
-    """Kaiser: the winning bid and bidder in words, e.g. "seat 1 bid 8 (hearts)"; empty otherwise."""
+    """Kaiser: the winning bid and bidder in words, e.g. "seat 1 bid 8, trump
+    hearts"; empty otherwise (and before the bidding ends).
+    """
     pass_direction: _builtins.str
-    """Hearts: where cards are passed this hand: "left", "right", "across" or "keep"."""
+    """Hearts: where cards are passed this hand: "left", "right", "across" or "none" (no passing)."""
     hearts_broken: _builtins.bool
     """Hearts: whether hearts are broken; absent in other games."""
     is_over: _builtins.bool
     """True once the game has ended."""
     table_status: _lobby_pb2.TableStatus.ValueType
     """The table's status."""
+    end_reason: Global___EndReason.ValueType
+    """Why the game ended; END_REASON_UNSPECIFIED until it is over."""
+    passes_in_a_row: _builtins.int
+    """Crazy 8s: how many seats have passed in turn since the last play or
+    draw (the round is blocked when all have); 0 otherwise.
+    """
+    must_play_card: _builtins.str
+    """Crazy 8s: the card the viewing seat drew that plays and so must be played
+    now (its only legal actions); empty otherwise, and always for other seats.
+    """
     @_builtins.property
     def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The seats the game waits for now; several at once only for simultaneous
@@ -333,7 +722,7 @@ class View(_message.Message):
 
     @_builtins.property
     def hand_scores(self) -> _containers.RepeatedCompositeFieldContainer[Global___HandScore]:
-        """Per finished hand, the points each seat scored."""
+        """Per finished hand, the points each seat scored (Kaiser: its side's)."""
 
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -341,11 +730,28 @@ class View(_message.Message):
 
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The seats that won (ties share the win); empty until the game is over."""
+        """The seats that won (see end_rule for ties; Kaiser lists both partners);
+        empty until the game is over.
+        """
 
     @_builtins.property
     def notes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Plain-words facts for display, e.g. "hearts are broken"."""
+        """Plain-words facts for a person, e.g. "hearts are broken". Everything a
+        program needs is also in a field; do not parse these.
+        """
+
+    @_builtins.property
+    def end_rule(self) -> _catalogue_pb2.EndRule:
+        """How this table's game ends and who wins, with its numbers filled in
+        (rounds for its seat count and options, target from its options).
+        """
+
+    @_builtins.property
+    def last_hand(self) -> Global___HandResult:
+        """The last finished hand, as fields; absent until the first hand is over.
+        It stays while the next hand is played and after the game ends, so a
+        client shows it when hand_number moves on (or is_over becomes true).
+        """
 
     def __init__(
         self,
@@ -382,10 +788,15 @@ class View(_message.Message):
         winners: _abc.Iterable[_builtins.int] | None = ...,
         notes: _abc.Iterable[_builtins.str] | None = ...,
         table_status: _lobby_pb2.TableStatus.ValueType = ...,
+        end_rule: _catalogue_pb2.EndRule | None = ...,
+        last_hand: Global___HandResult | None = ...,
+        end_reason: Global___EndReason.ValueType = ...,
+        passes_in_a_row: _builtins.int = ...,
+        must_play_card: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_hearts_broken", b"_hearts_broken", "_seat", b"_seat", "_stock_count", b"_stock_count", "current_trick", b"current_trick", "hearts_broken", b"hearts_broken", "last_trick", b"last_trick", "seat", b"seat", "stock_count", b"stock_count"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_hearts_broken", b"_hearts_broken", "_seat", b"_seat", "_stock_count", b"_stock_count", "current_trick", b"current_trick", "end_rule", b"end_rule", "hearts_broken", b"hearts_broken", "last_hand", b"last_hand", "last_trick", b"last_trick", "seat", b"seat", "stock_count", b"stock_count"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_hearts_broken", b"_hearts_broken", "_seat", b"_seat", "_stock_count", b"_stock_count", "contract", b"contract", "current_trick", b"current_trick", "dealer", b"dealer", "game", b"game", "hand", b"hand", "hand_number", b"hand_number", "hand_scores", b"hand_scores", "hearts_broken", b"hearts_broken", "history", b"history", "is_over", b"is_over", "last_trick", b"last_trick", "legal_actions", b"legal_actions", "notes", b"notes", "pass_direction", b"pass_direction", "passed_cards", b"passed_cards", "phase", b"phase", "players", b"players", "received_cards", b"received_cards", "scores", b"scores", "seat", b"seat", "seat_count", b"seat_count", "stock_count", b"stock_count", "suit_in_force", b"suit_in_force", "suit_in_force_text", b"suit_in_force_text", "table_status", b"table_status", "to_act", b"to_act", "top_card", b"top_card", "tricks", b"tricks", "trump", b"trump", "trump_text", b"trump_text", "turned_card", b"turned_card", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_hearts_broken", b"_hearts_broken", "_seat", b"_seat", "_stock_count", b"_stock_count", "contract", b"contract", "current_trick", b"current_trick", "dealer", b"dealer", "end_reason", b"end_reason", "end_rule", b"end_rule", "game", b"game", "hand", b"hand", "hand_number", b"hand_number", "hand_scores", b"hand_scores", "hearts_broken", b"hearts_broken", "history", b"history", "is_over", b"is_over", "last_hand", b"last_hand", "last_trick", b"last_trick", "legal_actions", b"legal_actions", "must_play_card", b"must_play_card", "notes", b"notes", "pass_direction", b"pass_direction", "passed_cards", b"passed_cards", "passes_in_a_row", b"passes_in_a_row", "phase", b"phase", "players", b"players", "received_cards", b"received_cards", "scores", b"scores", "seat", b"seat", "seat_count", b"seat_count", "stock_count", b"stock_count", "suit_in_force", b"suit_in_force", "suit_in_force_text", b"suit_in_force_text", "table_status", b"table_status", "to_act", b"to_act", "top_card", b"top_card", "tricks", b"tricks", "trump", b"trump", "trump_text", b"trump_text", "turned_card", b"turned_card", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__hearts_broken: _TypeAlias = _typing.Literal["hearts_broken"]  # noqa: Y015
     _WhichOneofArgType__hearts_broken: _TypeAlias = _typing.Literal["_hearts_broken", b"_hearts_broken"]  # noqa: Y015
@@ -417,7 +828,9 @@ class PublicEvent(_message.Message):
     """The event's version (its number in the table's history)."""
     type: _builtins.str
     """The event type: "TableHosted", "SeatTaken", "SeatLeft", "GameStarted",
-    "CardsDealt", "ActionTaken" or "GameFinished".
+    "CardsDealt", "ActionTaken" or "GameFinished". "CardsDealt" is every
+    outcome of chance: the deal of a hand, and in Crazy 8s also a stock
+    rebuilt from the discards (so deals are not hands: use View.hand_number).
     """
     seat: _builtins.int
     """The seat concerned (the actor of ActionTaken, the seat of SeatTaken); absent otherwise."""
@@ -525,9 +938,15 @@ class ActRequest(_message.Message):
     checked against the table as it is when the request arrives.
     """
     request_id: _builtins.str
-    """A client-chosen id, unique per table (a UUID is fine). Resending the same
-    request_id (e.g. after UNAVAILABLE) applies nothing new and returns the
-    first result with duplicate = true. Empty disables this protection.
+    """A client-chosen id for this move (a UUID is fine; use a fresh one per
+    move). Its scope is the table: the server remembers which seat used it
+    for which move. Resending the same request (same seat, same move: the
+    same legal_action_id and expected_version, or the same action), e.g. after
+    UNAVAILABLE, applies nothing new and answers the first result with
+    duplicate = true, even once the table has moved on. The same request_id
+    sent by another seat, or with another move, is refused with
+    ALREADY_EXISTS and nothing is applied. The same id at another table is
+    unrelated. Empty disables this protection.
     """
     legal_action_id: _builtins.int
     """The id of one of the view's legal actions (at expected_version)."""
@@ -609,7 +1028,9 @@ class WatchRequest(_message.Message):
     """The seat whose view is wanted (token in the metadata); absent = spectator view."""
     from_version: _builtins.int
     """The last version the client has seen (0 = none). The first message is
-    the view at the current version, with the events since from_version.
+    the view at the current version, with the events since from_version
+    (none is sent at once when the table is still at from_version). Negative:
+    INVALID_ARGUMENT; ahead of the table's version: OUT_OF_RANGE.
     """
     def __init__(
         self,

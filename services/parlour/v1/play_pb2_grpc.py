@@ -60,7 +60,8 @@ class PlayServiceServicer:
         """The current view of a table, for a seat or for a spectator.
         Metadata: "x-parlour-seat-token" when `seat` is set.
         Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
-        out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token.
+        out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token
+        (a worker token for a person's seat is PERMISSION_DENIED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -77,8 +78,10 @@ class PlayServiceServicer:
         game over, table not playing; ABORTED expected_version is not the
         table's version (stale), or a concurrent move won, or (a worker acting for
         a bot) another worker holds the lease on this turn (see bots.proto);
-        UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token. Nothing is
-        written on error.
+        ALREADY_EXISTS the request_id was already used at this table by another
+        seat or for another move (see ActRequest.request_id);
+        UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token (a worker
+        token for a person's seat is PERMISSION_DENIED). Nothing is written on error.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -92,7 +95,11 @@ class PlayServiceServicer:
         from_version = the last version received: nothing is missed. A replica
         that is shutting down ends its streams with UNAVAILABLE for this reason.
         Metadata: "x-parlour-seat-token" when `seat` is set.
-        Errors: as GetView; UNAVAILABLE when the replica stops (resume elsewhere).
+        Errors: as GetView; INVALID_ARGUMENT a negative from_version; OUT_OF_RANGE
+        a from_version ahead of the table's version (the message gives the
+        table's version: a client that kept a version of another table, or of a
+        database that was reset, starts again from 0); UNAVAILABLE when the
+        replica stops (resume elsewhere).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

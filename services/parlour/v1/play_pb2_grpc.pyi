@@ -16,6 +16,49 @@ Playing loop of a client:
   3. On ABORTED, the table moved on (or another move won a race): take the
      newest view and decide again. On UNAVAILABLE, resend the same request
      (same request_id): the server applies a request at most once.
+  4. When a hand ends, View.last_hand holds its result as fields; when the
+     game ends, View.is_over, winners, scores and end_reason say how.
+
+How each game is played through this contract (docs/playing-through-the-contract.md
+has the same with examples). Every move a seat may make is in
+view.legal_actions; a client never needs to know the rules to offer them.
+
+Wizard: phases "trump" (only when a wizard is turned: the dealer names
+  trump, "trump H"; trump_text is "dealer to name trump" meanwhile), "bid"
+  ("bid 0".."bid N", N = cards in hand this round), "play". turned_card is
+  the card turned for trump (empty when the whole pack is dealt). Player.bid
+  and tricks_taken give bids and tricks. A finished round stays on the
+  table until the next deal.
+Crazy 8s: one phase "play". An eight is listed once per suit it may name
+  ("play 8C name C" .. "play 8C name S"); a bare "play 8C" is refused with
+  FAILED_PRECONDITION ("an eight names the suit in force"). An eight may
+  name its own suit. "draw" is listed only when nothing in
+  hand plays, "pass" only when nothing plays and nothing can be drawn.
+  A drawn card that plays must be played at once: the seat stays in to_act,
+  its legal actions are that card only, and must_play_card names it (to
+  that seat only). turned_card is the round's starter (the first card of
+  the discard pile, face up); top_card is the card on top now;
+  suit_in_force is the suit to match (an eight may have named another).
+  passes_in_a_row counts seats that passed in turn; when every seat has,
+  the round is blocked. When the stock runs out, the discards under the
+  top card are shuffled into a new stock: that is a "CardsDealt" event too,
+  so count hands by View.hand_number, never by deals. Move history lists
+  every move of the round, plays included.
+Kaiser: phases "bid" (one round from the dealer's left, dealer last: "pass",
+  "bid 7", "bid 7NT"; the dealer cannot pass after three passes), "trump"
+  (the winning bidder names trump; skipped after a no-trump bid), "play".
+  Seats 0 and 2 play seats 1 and 3 (Player.team = seat % 2); each seat's
+  score is its side's total and View.winners lists both partners. contract
+  is the winning bid in words; last_hand.kaiser has it as fields.
+Hearts: phases "pass" (hands 1, 2, 3 of every 4: pass_direction "left",
+  "right", "across"; every fourth hand it is "none" and play starts at
+  once) and "play". Passing is simultaneous and secret: every seat is in
+  to_act at once and chooses its three cards with three "give QS" acts
+  (legal_actions lists one "give" per card), or all three in one act by
+  action text, "give QS KH 2C" (ActRequest.action). A seat stays in to_act
+  until its third card is chosen; the chosen cards stay in `hand` (and are listed in passed_cards) until
+  all four seats have chosen, then move at once (received_cards shows what
+  arrived). Other seats never see which cards were given.
 """
 
 from collections import abc as _abc
@@ -52,7 +95,8 @@ class PlayServiceStub:
     """The current view of a table, for a seat or for a spectator.
     Metadata: "x-parlour-seat-token" when `seat` is set.
     Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
-    out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token.
+    out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token
+    (a worker token for a person's seat is PERMISSION_DENIED).
     """
     Act: _grpc.UnaryUnaryMultiCallable[_play_pb2.ActRequest, _play_pb2.ActResponse]
     """Take an action for a seat. Applied at most once per request_id.
@@ -65,8 +109,10 @@ class PlayServiceStub:
     game over, table not playing; ABORTED expected_version is not the
     table's version (stale), or a concurrent move won, or (a worker acting for
     a bot) another worker holds the lease on this turn (see bots.proto);
-    UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token. Nothing is
-    written on error.
+    ALREADY_EXISTS the request_id was already used at this table by another
+    seat or for another move (see ActRequest.request_id);
+    UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token (a worker
+    token for a person's seat is PERMISSION_DENIED). Nothing is written on error.
     """
     Watch: _grpc.UnaryStreamMultiCallable[_play_pb2.WatchRequest, _play_pb2.WatchResponse]
     """A stream of views of a table: one message now (unless the table is still
@@ -76,7 +122,11 @@ class PlayServiceStub:
     from_version = the last version received: nothing is missed. A replica
     that is shutting down ends its streams with UNAVAILABLE for this reason.
     Metadata: "x-parlour-seat-token" when `seat` is set.
-    Errors: as GetView; UNAVAILABLE when the replica stops (resume elsewhere).
+    Errors: as GetView; INVALID_ARGUMENT a negative from_version; OUT_OF_RANGE
+    a from_version ahead of the table's version (the message gives the
+    table's version: a client that kept a version of another table, or of a
+    database that was reset, starts again from 0); UNAVAILABLE when the
+    replica stops (resume elsewhere).
     """
 
 @_typing.type_check_only
@@ -88,7 +138,8 @@ class PlayServiceAsyncStub(PlayServiceStub):
     """The current view of a table, for a seat or for a spectator.
     Metadata: "x-parlour-seat-token" when `seat` is set.
     Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
-    out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token.
+    out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token
+    (a worker token for a person's seat is PERMISSION_DENIED).
     """
     Act: _aio.UnaryUnaryMultiCallable[_play_pb2.ActRequest, _play_pb2.ActResponse]  # type: ignore[assignment]
     """Take an action for a seat. Applied at most once per request_id.
@@ -101,8 +152,10 @@ class PlayServiceAsyncStub(PlayServiceStub):
     game over, table not playing; ABORTED expected_version is not the
     table's version (stale), or a concurrent move won, or (a worker acting for
     a bot) another worker holds the lease on this turn (see bots.proto);
-    UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token. Nothing is
-    written on error.
+    ALREADY_EXISTS the request_id was already used at this table by another
+    seat or for another move (see ActRequest.request_id);
+    UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token (a worker
+    token for a person's seat is PERMISSION_DENIED). Nothing is written on error.
     """
     Watch: _aio.UnaryStreamMultiCallable[_play_pb2.WatchRequest, _play_pb2.WatchResponse]  # type: ignore[assignment]
     """A stream of views of a table: one message now (unless the table is still
@@ -112,7 +165,11 @@ class PlayServiceAsyncStub(PlayServiceStub):
     from_version = the last version received: nothing is missed. A replica
     that is shutting down ends its streams with UNAVAILABLE for this reason.
     Metadata: "x-parlour-seat-token" when `seat` is set.
-    Errors: as GetView; UNAVAILABLE when the replica stops (resume elsewhere).
+    Errors: as GetView; INVALID_ARGUMENT a negative from_version; OUT_OF_RANGE
+    a from_version ahead of the table's version (the message gives the
+    table's version: a client that kept a version of another table, or of a
+    database that was reset, starts again from 0); UNAVAILABLE when the
+    replica stops (resume elsewhere).
     """
 
 class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -127,7 +184,8 @@ class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
         """The current view of a table, for a seat or for a spectator.
         Metadata: "x-parlour-seat-token" when `seat` is set.
         Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
-        out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token.
+        out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token
+        (a worker token for a person's seat is PERMISSION_DENIED).
         """
 
     @_abc_1.abstractmethod
@@ -146,8 +204,10 @@ class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
         game over, table not playing; ABORTED expected_version is not the
         table's version (stale), or a concurrent move won, or (a worker acting for
         a bot) another worker holds the lease on this turn (see bots.proto);
-        UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token. Nothing is
-        written on error.
+        ALREADY_EXISTS the request_id was already used at this table by another
+        seat or for another move (see ActRequest.request_id);
+        UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token (a worker
+        token for a person's seat is PERMISSION_DENIED). Nothing is written on error.
         """
 
     @_abc_1.abstractmethod
@@ -163,7 +223,11 @@ class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
         from_version = the last version received: nothing is missed. A replica
         that is shutting down ends its streams with UNAVAILABLE for this reason.
         Metadata: "x-parlour-seat-token" when `seat` is set.
-        Errors: as GetView; UNAVAILABLE when the replica stops (resume elsewhere).
+        Errors: as GetView; INVALID_ARGUMENT a negative from_version; OUT_OF_RANGE
+        a from_version ahead of the table's version (the message gives the
+        table's version: a client that kept a version of another table, or of a
+        database that was reset, starts again from 0); UNAVAILABLE when the
+        replica stops (resume elsewhere).
         """
 
 def add_PlayServiceServicer_to_server(servicer: PlayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

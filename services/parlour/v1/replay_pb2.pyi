@@ -31,6 +31,11 @@ version, older stored events are upcast by the server):
                   in order (schema 1 held one string under "deck").
                   Redacted: {"redacted": true, "deck_size": 52,
                   "own_cards": [the cards this deal gave the seat, in deal order]}
+                  A Crazy 8s stock rebuilt from the discards is a CardsDealt
+                  too: it completes a draw, so its first card goes to the
+                  seat that drew (in that seat's own_cards), the rest is stock.
+                  The deal order of each game is stated in the engine
+                  protocol (services/parlour/engine/base.py, "Dealing").
   "ActionTaken"   {"seat", "action": "play QS"} (action text as in common.proto).
                   Redacted Hearts pass: {"seat", "action": "give", "redacted": true}
   "GameFinished"  {"scores": [...], "winners": [...]}
