@@ -11,7 +11,9 @@ from pathlib import Path
 from textual.app import App
 
 from .lobby import LobbyScreen
+from .saved import SavedSeat
 from .session import Session
+from .table import TableScreen
 
 
 class ParlourApp(App[None]):
@@ -20,12 +22,17 @@ class ParlourApp(App[None]):
     CSS_PATH = "parlour.tcss"
     TITLE = "Parlour"
 
-    def __init__(self, address: str, *, state_dir: Path | None = None) -> None:
+    def __init__(
+        self, address: str, *, state_dir: Path | None = None, open_seat: SavedSeat | None = None
+    ) -> None:
         super().__init__()
         self.session = Session.open(address, state_dir)
+        self.open_seat = open_seat
 
     def on_mount(self) -> None:
         self.push_screen(LobbyScreen())
+        if self.open_seat is not None:  # `parlour play --table ID --token TOKEN`
+            self.push_screen(TableScreen(self.open_seat))
 
     async def on_unmount(self) -> None:
         await self.session.close()

@@ -15,10 +15,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ADDRESS",
         help="host:port of a game service (default: $PARLOUR_SERVER or %(default)s)",
     )
+    parser.add_argument(
+        "--table",
+        metavar="ID",
+        help="open your seat at this table at once (needs --token)",
+    )
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="a seat token for --table (from `parlour fork`, or a seat taken on another device)",
+    )
+    parser.add_argument(
+        "--seat",
+        type=int,
+        metavar="N",
+        help="the seat the token is for (default: found by asking the server)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from .app import ParlourApp  # Textual loads only when the client runs
+    from .opening import OpenFailed, open_seat
 
-    ParlourApp(args.server).run()
+    seat = None
+    if bool(args.token) != bool(args.table):
+        print("parlour play: --table and --token go together", flush=True)
+        return 2
+    if args.table:
+        try:
+            seat = open_seat(args.server, args.table, args.token, args.seat)
+        except OpenFailed as failed:
+            print(f"parlour play: {failed}", flush=True)
+            return 2
+    ParlourApp(args.server, open_seat=seat).run()
     return 0

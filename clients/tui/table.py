@@ -208,7 +208,7 @@ class TableScreen(Screen[None]):
         self.refresh_all()
         if view.is_over and not self.over_shown:
             self.over_shown = True
-            session(self).seat_book.forget(self.seat.server, self.seat.table_id)
+            session(self).seat_book.forget(self.seat.table_id)
             self.app.push_screen(GameOverScreen(self.seat, view, self.events))
 
     def _place_cursor(self, old_hand: list[str]) -> None:
