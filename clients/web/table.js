@@ -413,7 +413,9 @@ export class TableScreen {
       byCard.get(action.action.card).push(action);
     }
     const passing = legal.some((a) => KIND(a) === "ACTION_KIND_GIVE");
-    const cards = (view.hand || []).filter((code) => !this.selected.includes(code));
+    // cards picked or given to pass are shown apart, in the pass tray
+    const apart = view.phase === "pass" ? [...this.selected, ...(view.passedCards || [])] : [];
+    const cards = (view.hand || []).filter((code) => !apart.includes(code));
     row.style.setProperty("--n", String(Math.max(cards.length, 1)));
     const received = view.phase === "play" && !(view.tricks || []).length ? view.receivedCards || [] : [];
     for (const code of cards) {

@@ -158,11 +158,19 @@ def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack:
                 if trick.count() >= 2:
                     shot(page, "mid-trick")
                     shots.add(f"mid-trick-{width}")
-        if not reloaded and bo.locator(".hand-card").count() and bo.locator(".hand-card").count() <= 8:
-            held = sorted(bo.eval_on_selector_all(".hand-card", "cs => cs.map(c => c.dataset.card)"))
+        if (
+            not reloaded
+            and bo.locator(".hand-card").count()
+            and bo.locator(".hand-card").count() <= 8
+        ):
+            held = sorted(
+                bo.eval_on_selector_all(".hand-card", "cs => cs.map(c => c.dataset.card)")
+            )
             bo.reload()
             bo.wait_for_selector(".hand-card")
-            after = sorted(bo.eval_on_selector_all(".hand-card", "cs => cs.map(c => c.dataset.card)"))
+            after = sorted(
+                bo.eval_on_selector_all(".hand-card", "cs => cs.map(c => c.dataset.card)")
+            )
             assert after == held  # the same seat and hand after the reload
             reloaded = True
         time.sleep(0.05)
@@ -175,12 +183,16 @@ def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack:
         assert "Hand 1 is over" in summary and "Ada" in summary and "Bo" in summary
         shot(page, "hand-summary")
     # the hand's points add up to 26 (or 78 after a shot moon)
-    points = ada.eval_on_selector_all(".summary td.points", "cs => cs.map(c => Number(c.textContent))")
+    points = ada.eval_on_selector_all(
+        ".summary td.points", "cs => cs.map(c => Number(c.textContent))"
+    )
     assert sum(points) in (26, 78)
     for page in (*players, spectator):
         assert not RAW_CODES.search(visible_text(page)), visible_text(page)
         assert page.errors == []
-    assert not RAW_CODES.search(" ".join(ada.eval_on_selector_all(".log li", "ls => ls.map(l => l.textContent)")))
+    assert not RAW_CODES.search(
+        " ".join(ada.eval_on_selector_all(".log li", "ls => ls.map(l => l.textContent)"))
+    )
     continue_summary(ada)
     ada.wait_for_selector(".overlay.summary", state="detached")
     ada.click("[data-sheet]")
