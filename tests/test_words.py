@@ -32,6 +32,7 @@ def test_server_text_is_said_with_cards_and_names() -> None:
     )
     assert say("seat 2 played N2", name) == "Seat 3 played jester"
     assert say("Ada took seat 0") == "Ada sat down"
+    assert say("bid 9NT") == "bid 9 no trump"
     # words that merely look like codes inside other words are left alone
     assert say("THE END") == "THE END"
 

@@ -7,12 +7,14 @@ there and decide nothing. Fields a game does not use are empty and left out.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from parlour.v1 import lobby_pb2, play_pb2
+from parlour.words import say
 
 from .cards import card_label, card_text, suit_word
 
@@ -78,7 +80,7 @@ def seats_table(view: play_pb2.View) -> Table:
         if show_team:
             row.append(str(player.team) if player.HasField("team") else "")
         if show_bid:
-            row.append(player.bid or "·")
+            row.append(say(player.bid) or "·")
         if show_tricks:
             row.append(str(player.tricks_taken))
         if show_points:
@@ -125,7 +127,7 @@ def table_facts(view: play_pb2.View) -> Text:
     if view.turned_card:
         fact("Turned card", card_text(view.turned_card))
     if view.contract:
-        fact("Contract", view.contract)
+        fact("Contract", say(view.contract, partial(seat_name, view)))
     if view.top_card:
         fact("Top card", card_text(view.top_card))
     if view.suit_in_force_text:
@@ -141,7 +143,7 @@ def table_facts(view: play_pb2.View) -> Text:
     if view.HasField("hearts_broken"):
         fact("Hearts", "broken" if view.hearts_broken else "not broken")
     for note in view.notes:
-        text.append(f"\n• {note}", style="italic")
+        text.append(f"\n• {say(note, partial(seat_name, view))}", style="italic")
     return text
 
 

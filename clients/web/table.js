@@ -226,13 +226,20 @@ export class TableScreen {
     badge.style.left = `${where.x}%`;
     badge.style.top = `${where.y}%`;
     badge.dataset.seat = seat;
-    const name = seatName(view, seat);
+    // a computer player's level goes to the tooltip, so the nameplate stays short
+    const bot = player.kind === "SEAT_KIND_BOT" && /^(.*) \(([^)]*)\)$/.exec(seatName(view, seat));
+    const name = bot ? bot[1] : seatName(view, seat);
+    badge.title = bot ? `${name}: a computer player (${bot[2]})` : name;
     const facts = [];
     if (player.bid) facts.push(`bid ${escape(say(player.bid, view))}`);
     if (view.phase === "play" || view.phase === "bid" || view.phase === "trump" || player.tricksTaken) {
       if (view.game !== "crazy8s") facts.push(`${player.tricksTaken || 0} trick${player.tricksTaken === 1 ? "" : "s"}`);
     }
     if (view.game === "hearts" && player.pointsThisHand) facts.push(`${player.pointsThisHand} this hand`);
+    if (player.team !== undefined) {
+      const partner = (view.players || []).find((p) => p.team === player.team && (p.seat || 0) !== seat);
+      if (partner) facts.push(`partner ${escape(seatName(view, partner.seat || 0).replace(/ \(.*\)$/, ""))}`);
+    }
     const backs = Math.min(player.handSize || 0, 7);
     const fan = mine ? "" : `<div class="backs" aria-hidden="true">${"<playing-card back></playing-card>".repeat(backs)}</div>`;
     badge.innerHTML =
@@ -269,7 +276,8 @@ export class TableScreen {
     const before = this.onFelt || new Set();
     this.onFelt = new Set(plays.map((play) => play.card));
     plays.forEach((play, index) => {
-      const where = this.place(view, play.seat || 0, { x: 14, y: 17 });
+      const spread = (view.seatCount || 4) > 4 ? { x: 30, y: 30 } : { x: 22, y: 26 };
+      const where = this.place(view, play.seat || 0, spread);
       const placed = card(play.card);
       placed.classList.add("in-trick");
       if (!before.has(play.card)) placed.classList.add("landing");  // only the card just played moves

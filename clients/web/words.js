@@ -43,7 +43,8 @@ export function sayCards(text) {
     .replace(/\b([2-9TJQKA])([CDHS])\b/g, (_, rank, suit) => rank.replace("T", "10") + SUIT_SYMBOL[suit])
     .replace(/\bT([♣♦♥♠])/g, "10$1")
     .replace(/\bW[1-4]\b|\bWizard\b/g, "wizard")
-    .replace(/\bN[1-4]\b|\bJester\b/g, "jester");
+    .replace(/\bN[1-4]\b|\bJester\b/g, "jester")
+    .replace(/\b(\d+)NT\b/g, "$1 no trump");
 }
 
 /** A seat said by its player's name ("Ada"), "you" for the viewer's own seat when asked. */

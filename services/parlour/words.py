@@ -16,6 +16,7 @@ SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 _RANK_WORDS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
 _CARD = re.compile(r"\b(?:([2-9TJQKA])([CDHS])|([WN])[1-4])\b")
+_NO_TRUMP = re.compile(r"\b(\d+)NT\b")
 _SAT_DOWN = re.compile(r" took seat \d+$")
 _SEAT = re.compile(r"\bseat (\d+)\b", re.IGNORECASE)
 
@@ -46,7 +47,8 @@ def cards_text(codes: Sequence[str]) -> str:
 
 def say_cards(text: str) -> str:
     """Card codes inside a sentence said as cards: "cannot lead TH" -> "cannot lead 10♥"."""
-    return _CARD.sub(lambda match: card_name(match.group(0)), text)
+    said = _CARD.sub(lambda match: card_name(match.group(0)), text)
+    return _NO_TRUMP.sub(r"\1 no trump", said)
 
 
 def seat_namer(names: Mapping[int, str] | Sequence[str]) -> Callable[[int], str]:
