@@ -147,6 +147,7 @@ def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack:
         assert name in spectator.inner_text(".felt")
 
     shots: set[str] = set()
+    takers: set[str] = set()  # "Bo takes the trick", seen while a finished trick is held
     reloaded = False
     deadline = time.monotonic() + 120
     while not ada.locator(".overlay.summary").count():
@@ -156,6 +157,8 @@ def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack:
             raise AssertionError("the hand did not finish")
         for page in players:
             move(page)
+            if page is ada:
+                takers.update(ada.locator(".taker").all_inner_texts())  # no waiting
             width = page.viewport_size["width"]
             trick = page.locator(".middle:not(.gathering) .in-trick")
             if f"mid-trick-{width}" not in shots and trick.count() >= 2:
@@ -180,6 +183,7 @@ def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack:
             reloaded = True
         time.sleep(0.05)
     assert reloaded
+    assert takers and all(re.fullmatch(r"\S.* takes? the trick", t) for t in takers), takers
     assert shots == {"mid-trick-1280", "mid-trick-390"}
     assert spectator.locator(".seat").count() == 4
     for page in (ada, bo):
@@ -214,7 +218,8 @@ def test_a_wizard_round_is_bid_and_played(browser: Any, web_stack: str) -> None:
     assert bids[:2] == ["bid 0", "bid 1"]
     page.locator(".actions button.bid").first.click()
     page.wait_for_selector(".hand-card.legal", timeout=20_000)
-    page.locator(".hand-card.legal").first.click()
+    page.locator(".hand-card.legal").first.focus()  # played from the keyboard
+    page.keyboard.press("Enter")
     page.wait_for_selector(".overlay.summary", timeout=20_000)
     summary = page.inner_text(".overlay.summary")
     assert "Hand 1 is over" in summary and "Wyn bid 0" in summary
