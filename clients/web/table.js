@@ -176,7 +176,10 @@ export class TableScreen {
     this.root.appendChild(this.hand(view));
     this.root.appendChild(this.logPanel());
     if (this.sheetOpen) this.root.appendChild(this.scoreSheet(view));
-    if (view.isOver && !summary) this.root.appendChild(this.gameOver(view));
+    if (view.isOver && !summary) {
+      this.root.appendChild(this.gameOver(view));
+      if (this.held) forgetSeat(this.tableId);  // nothing left to rejoin
+    }
     if (summary) this.root.appendChild(summary);
   }
 

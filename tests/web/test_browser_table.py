@@ -129,6 +129,8 @@ def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack:
     bo.click(f"[data-join='{table_id}']", timeout=10_000)
     bo.wait_for_selector(".waiting")
     ada.wait_for_function("document.body.innerText.includes('3 of 4 seats taken')")
+    shot(ada, "waiting-room")
+    shot(bo, "waiting-room")
     cy = open_page(browser, web_stack, DESKTOP, f"#/join/{table_id}")
     cy.fill("#name", "Cy")
     cy.click("#take")
