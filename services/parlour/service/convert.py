@@ -21,7 +21,7 @@ from parlour.engine.view import PlayerView, Trick, View
 from parlour.service.fold import describe
 from parlour.service.store import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
-from parlour.words import action_label, card_name
+from parlour.words import action_label
 
 SUIT_TO_PROTO: dict[Suit | None, common_pb2.Suit.ValueType] = {
     None: common_pb2.SUIT_UNSPECIFIED,
@@ -166,11 +166,6 @@ def action_from_proto(message: common_pb2.Action) -> Action:
         assert suit is not None
         return Action.name_trump(suit)
     return Action(kind)
-
-
-def card_label(card: Card) -> str:
-    """The card as people say it ("10♥", "wizard"): the phrasebook's words."""
-    return card_name(str(card))
 
 
 def label(value: Action) -> str:
