@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from parlour.tui.app import ParlourApp
@@ -75,6 +76,11 @@ async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_pres
         assert versions == list(range(1, versions[-1] + 1)), "every event seen, once"
         await pilot.press("r")  # the event log offered at the end
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        told = str(app.screen.query_one("#info-body").render())
+        # the newest first, seats by name, cards in words
+        numbers = [int(line.split()[0]) for line in told.splitlines() if line.strip()]
+        assert numbers == sorted(numbers, reverse=True) and numbers[0] >= versions[-1] - 1
+        assert "seat 1 " not in told and not re.search(r"\b[2-9TJQKA][CDHS]\b", told)
         await shoot(pilot, "wizard-event-log")
 
 
