@@ -30,12 +30,12 @@ PHASES = {
 
 
 def seat_name(view: play_pb2.View, seat: int) -> str:
-    """The name on ``seat`` ("seat 2" while free); "you" for the viewing seat."""
+    """The name on ``seat`` ("Seat 3" while free, counted from 1); "you" for the viewing seat."""
     if view.HasField("seat") and view.seat == seat:
         return "you"
     if seat < len(view.players) and view.players[seat].player_name:
         return view.players[seat].player_name
-    return f"seat {seat}"
+    return f"Seat {seat + 1}"
 
 
 def _is_bot(player: play_pb2.Player) -> bool:
@@ -68,7 +68,7 @@ def seats_table(view: play_pb2.View) -> Table:
     table.add_column("held", justify="right")
     waiting = set(view.to_act)
     for player in players:
-        name = Text(f"{player.seat} {seat_name(view, player.seat)}")
+        name = Text(f"{player.seat + 1} {seat_name(view, player.seat)}")  # counted from 1
         if _is_bot(player) and "bot" not in name.plain.lower():
             name.append(" (bot)", style="dim")
         elif view.phase == "lobby" and not player.player_name:
@@ -150,14 +150,15 @@ def table_facts(view: play_pb2.View) -> Text:
 def scores_table(view: play_pb2.View, last: int | None = None, width: int = 80) -> Table:
     """Points per finished hand (the latest ``last`` of them) and the running totals.
 
-    A seat name too long for ``width`` columns gives way to the seat number.
+    A seat name too long for ``width`` columns is shortened, never replaced by a number.
     """
     room = (width - 7) // max(view.seat_count, 1) - 2
     table = Table(box=None, padding=(0, 0, 0, 2), header_style="bold #9090c0")
     table.add_column("hand", justify="right", no_wrap=True)
     for seat in range(view.seat_count):
         name = seat_name(view, seat)
-        table.add_column(name if len(name) <= room else str(seat), justify="right", no_wrap=True)
+        short = name if len(name) <= room else name[: max(room - 1, 2)] + "…"
+        table.add_column(short, justify="right", no_wrap=True)
     rows = list(enumerate(view.hand_scores, start=1))
     if last is not None and len(rows) > last:
         rows = rows[len(rows) - last :] if last > 0 else []
