@@ -96,9 +96,13 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 child.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's headless Chromium under Playwright."""
+    """Debian's headless Chromium under Playwright.
+
+    Module-scoped: Playwright's sync API keeps an event loop running in this
+    thread while it is open, which the async tests of other modules must not meet.
+    """
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
