@@ -82,3 +82,9 @@ def test_the_check_catches_a_forbidden_import(tmp_path: Path) -> None:
         "parlour.service.app",
         "grpc",
     ]
+
+
+def test_the_phrasebook_imports_nothing_of_parlour() -> None:
+    # services/parlour/words.py is shared by the service and the clients, so it stands alone
+    path = ROOT / "services/parlour/words.py"
+    assert [m for _, m in imported_modules(path) if m.startswith("parlour")] == []

@@ -51,6 +51,9 @@ def test_make_run_starts_a_parlour_the_readme_example_can_play(tmp_path: Path) -
             str(web_port),
             "--database-url",
             f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+            # the README's example plays a whole game against the bots: no pauses for people
+            "--think-seconds",
+            "0",
         ],
         cwd=tmp_path,
         stdout=subprocess.PIPE,

@@ -12,7 +12,9 @@ import grpc
 from textual.app import App
 
 from .lobby import LobbyScreen
+from .saved import SavedSeat
 from .session import Session
+from .table import TableScreen
 
 
 class ParlourApp(App[None]):
@@ -27,12 +29,16 @@ class ParlourApp(App[None]):
         *,
         state_dir: Path | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        open_seat: SavedSeat | None = None,
     ) -> None:
         super().__init__()
         self.session = Session.open(address, state_dir, credentials)
+        self.open_seat = open_seat
 
     def on_mount(self) -> None:
         self.push_screen(LobbyScreen())
+        if self.open_seat is not None:  # `parlour play --table ID --token TOKEN`
+            self.push_screen(TableScreen(self.open_seat))
 
     async def on_unmount(self) -> None:
         await self.session.close()

@@ -10,9 +10,9 @@ from __future__ import annotations
 from rich.text import Text
 
 from parlour.v1 import common_pb2
+from parlour.words import SUIT_SYMBOLS, SUIT_WORDS, card_name
 
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+_LETTER_BY_SYMBOL = {symbol: letter for letter, symbol in SUIT_SYMBOLS.items()}
 RED_SUITS = frozenset("DH")
 
 #: The contract's Suit enum values by letter, and back.
@@ -36,35 +36,36 @@ def suit_word(suit: int) -> str:
 
 
 def card_label(code: str) -> str:
-    """A card code as a person reads it: "Q♠", "10♥", "Wizard", "Jester"."""
-    if not code:
-        return ""
-    if code[0] == "W" and code[1:].isdigit():
-        return "Wizard"
-    if code[0] == "N" and code[1:].isdigit():
-        return "Jester"
-    rank, suit = code[:-1], code[-1]
-    rank = "10" if rank == "T" else rank
-    return rank + SUIT_SYMBOLS.get(suit, suit)
+    """A card code as a person reads it: "Q♠", "10♥", "wizard", "jester" (the phrasebook's)."""
+    return card_name(code)
 
 
 def card_style(code: str) -> str:
-    """Red for hearts and diamonds, white for clubs and spades, violet for wizards/jesters."""
-    if code[-1:] in RED_SUITS:
+    """Red for hearts and diamonds, white for clubs and spades, violet for wizards/jesters.
+
+    ``code`` may be a card code ("QH") or a card as said ("Q♥").
+    """
+    last = _LETTER_BY_SYMBOL.get(code[-1:], code[-1:])
+    if last in RED_SUITS:
         return RED
-    if code[-1:] in SUIT_SYMBOLS:
+    if last in SUIT_SYMBOLS:
         return BLACK
     return SPECIAL
 
 
 def card_text(code: str, *, dim: bool = False, selected: bool = False) -> Text:
-    """A card as coloured text; dimmed when it may not be played, reversed when selected."""
+    """A card as coloured text; dimmed when it may not be played, reversed when selected.
+
+    ``code`` may be a card code ("QH") or a card as said ("Q♥", "wizard").
+    """
     style = card_style(code)
     if dim:
         style = "#6a6a6a"
     if selected:
         style += " reverse"
-    return Text(card_label(code), style=style)
+    already_said = code[-1:] in _LETTER_BY_SYMBOL or code in ("wizard", "jester")
+    said = code if already_said else card_name(code)
+    return Text(said, style=style)
 
 
 def action_text(text: str) -> Text:
@@ -85,7 +86,10 @@ def action_text(text: str) -> Text:
 def _looks_like_card(word: str) -> bool:
     if len(word) == 2 and word[0] in "WN" and word[1].isdigit():
         return True
-    return len(word) >= 2 and word[-1] in SUIT_SYMBOLS and word[:-1] in _RANKS
+    if word in ("wizard", "jester"):
+        return True
+    suits = SUIT_SYMBOLS.keys() | _LETTER_BY_SYMBOL.keys()
+    return len(word) >= 2 and word[-1] in suits and word[:-1] in _RANKS
 
 
 _RANKS = frozenset(["2", "3", "4", "5", "6", "7", "8", "9", "T", "10", "J", "Q", "K", "A"])

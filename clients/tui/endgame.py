@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from rich.console import Group
 from rich.text import Text
@@ -15,6 +16,7 @@ from textual.widgets import Static
 
 from parlour.client import ParlourError
 from parlour.v1 import play_pb2
+from parlour.words import say
 
 from . import render
 from .dialogs import InfoScreen, event_log_text
@@ -71,4 +73,7 @@ class GameOverScreen(ModalScreen[None]):
                 lines = [(event.seq, event.text) for event in replay.events]
             except ParlourError as error:
                 self.notify(f"Replay unavailable: {error.message}", severity="warning")
-        self.app.push_screen(InfoScreen("Event log", event_log_text(lines)))
+        # in words, seats by name, the newest first (where the game ended)
+        name = partial(render.seat_name, self.final_view)
+        said = [(version, say(text, name)) for version, text in reversed(lines)]
+        self.app.push_screen(InfoScreen("Event log", event_log_text(said)))

@@ -122,7 +122,7 @@ class LobbyScreen(Screen[None]):
         tables.clear()
         for table in self.open_tables:
             tables.add_row(table.name, table.game, seats_taken(table), table.table_id)
-        self.my_seats = session(self).seat_book.for_server(self.server)
+        self.my_seats = session(self).seat_book.load()
         mine = self.query_one("#mine", DataTable)
         mine.clear()
         for saved in self.my_seats:
@@ -251,7 +251,7 @@ class LobbyScreen(Screen[None]):
         row = self.query_one("#mine", DataTable).cursor_row
         if 0 <= row < len(self.my_seats):
             saved = self.my_seats[row]
-            session(self).seat_book.forget(saved.server, saved.table_id)
+            session(self).seat_book.forget(saved.table_id)
             self.action_refresh()
 
     async def action_quit(self) -> None:

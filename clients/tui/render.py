@@ -7,12 +7,14 @@ there and decide nothing. Fields a game does not use are empty and left out.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from parlour.v1 import lobby_pb2, play_pb2
+from parlour.words import say
 
 from .cards import card_label, card_text, suit_word
 
@@ -28,12 +30,12 @@ PHASES = {
 
 
 def seat_name(view: play_pb2.View, seat: int) -> str:
-    """The name on ``seat`` ("seat 2" while free); "you" for the viewing seat."""
+    """The name on ``seat`` ("Seat 3" while free, counted from 1); "you" for the viewing seat."""
     if view.HasField("seat") and view.seat == seat:
         return "you"
     if seat < len(view.players) and view.players[seat].player_name:
         return view.players[seat].player_name
-    return f"seat {seat}"
+    return f"Seat {seat + 1}"
 
 
 def _is_bot(player: play_pb2.Player) -> bool:
@@ -66,7 +68,7 @@ def seats_table(view: play_pb2.View) -> Table:
     table.add_column("held", justify="right")
     waiting = set(view.to_act)
     for player in players:
-        name = Text(f"{player.seat} {seat_name(view, player.seat)}")
+        name = Text(f"{player.seat + 1} {seat_name(view, player.seat)}")  # counted from 1
         if _is_bot(player) and "bot" not in name.plain.lower():
             name.append(" (bot)", style="dim")
         elif view.phase == "lobby" and not player.player_name:
@@ -78,7 +80,7 @@ def seats_table(view: play_pb2.View) -> Table:
         if show_team:
             row.append(str(player.team) if player.HasField("team") else "")
         if show_bid:
-            row.append(player.bid or "·")
+            row.append(say(player.bid) or "·")
         if show_tricks:
             row.append(str(player.tricks_taken))
         if show_points:
@@ -125,7 +127,7 @@ def table_facts(view: play_pb2.View) -> Text:
     if view.turned_card:
         fact("Turned card", card_text(view.turned_card))
     if view.contract:
-        fact("Contract", view.contract)
+        fact("Contract", say(view.contract, partial(seat_name, view)))
     if view.top_card:
         fact("Top card", card_text(view.top_card))
     if view.suit_in_force_text:
@@ -141,21 +143,22 @@ def table_facts(view: play_pb2.View) -> Text:
     if view.HasField("hearts_broken"):
         fact("Hearts", "broken" if view.hearts_broken else "not broken")
     for note in view.notes:
-        text.append(f"\n• {note}", style="italic")
+        text.append(f"\n• {say(note, partial(seat_name, view))}", style="italic")
     return text
 
 
 def scores_table(view: play_pb2.View, last: int | None = None, width: int = 80) -> Table:
     """Points per finished hand (the latest ``last`` of them) and the running totals.
 
-    A seat name too long for ``width`` columns gives way to the seat number.
+    A seat name too long for ``width`` columns is shortened, never replaced by a number.
     """
     room = (width - 7) // max(view.seat_count, 1) - 2
     table = Table(box=None, padding=(0, 0, 0, 2), header_style="bold #9090c0")
     table.add_column("hand", justify="right", no_wrap=True)
     for seat in range(view.seat_count):
         name = seat_name(view, seat)
-        table.add_column(name if len(name) <= room else str(seat), justify="right", no_wrap=True)
+        short = name if len(name) <= room else name[: max(room - 1, 2)] + "…"
+        table.add_column(short, justify="right", no_wrap=True)
     rows = list(enumerate(view.hand_scores, start=1))
     if last is not None and len(rows) > last:
         rows = rows[len(rows) - last :] if last > 0 else []

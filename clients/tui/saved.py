@@ -1,7 +1,9 @@
 """The seats this terminal holds, kept on disk so a restarted client can rejoin.
 
 A seat token is the only proof of a seat and the server keeps just its hash,
-so losing this file loses the seat. The file is a small JSON list under
+so losing this file loses the seat. Seats are kept by table, not by server
+address: any replica of the service serves any table, so a seat taken through
+one address opens through another. The file is a small JSON list under
 ``$PARLOUR_STATE_DIR`` (or ``~/.config/parlour``), readable by its owner only.
 """
 
@@ -48,23 +50,18 @@ class SeatBook:
         except (OSError, ValueError, TypeError):
             return []
 
-    def for_server(self, server: str) -> list[SavedSeat]:
-        """The saved seats at tables of ``server``."""
-        return [entry for entry in self.load() if entry.server == server]
+    def find(self, table_id: str) -> SavedSeat | None:
+        """The saved seat at ``table_id``, whichever server address it was taken through."""
+        return next((entry for entry in self.load() if entry.table_id == table_id), None)
 
     def remember(self, seat: SavedSeat) -> None:
         """Save ``seat``, replacing an older entry for the same table."""
-        others = [
-            entry
-            for entry in self.load()
-            if (entry.server, entry.table_id) != (seat.server, seat.table_id)
-        ]
+        others = [entry for entry in self.load() if entry.table_id != seat.table_id]
         self._write([seat, *others])
 
-    def forget(self, server: str, table_id: str) -> None:
+    def forget(self, table_id: str) -> None:
         """Drop the saved seat at ``table_id`` (e.g. once its game is over)."""
-        kept = [e for e in self.load() if (e.server, e.table_id) != (server, table_id)]
-        self._write(kept)
+        self._write([entry for entry in self.load() if entry.table_id != table_id])
 
     def _write(self, seats: list[SavedSeat]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

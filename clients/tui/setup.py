@@ -17,9 +17,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from parlour.v1 import catalogue_pb2
+from parlour.words import option_label, option_value
 
-#: Computer opponent levels, weakest first, when the catalogue publishes none.
-DEFAULT_BOT_LEVELS = ("random", "easy", "normal", "hard")
 PERSON = "person"
 
 
@@ -35,12 +34,8 @@ class TableSetup:
 
 
 def bot_levels(game: catalogue_pb2.GameInfo) -> tuple[str, ...]:
-    """The bot levels the catalogue offers for ``game``, else the usual four."""
-    if "bot_levels" in game.DESCRIPTOR.fields_by_name:
-        published = tuple(getattr(game, "bot_levels"))  # noqa: B009 - field may not exist
-        if published:
-            return published
-    return DEFAULT_BOT_LEVELS
+    """The bot levels the catalogue lists for ``game``: only these are offered."""
+    return tuple(game.bot_levels)
 
 
 def default_seat_count(game: catalogue_pb2.GameInfo) -> int:
@@ -53,7 +48,7 @@ def option_control(spec: catalogue_pb2.OptionSpec) -> Switch | Select[str]:
     control_id = f"option-{spec.name}"
     if spec.type == catalogue_pb2.OPTION_TYPE_BOOL:
         return Switch(value=spec.default_value.lower() == "true", id=control_id)
-    choices = [(value, value) for value in spec.allowed_values]
+    choices = [(option_value(value), value) for value in spec.allowed_values]
     return Select(choices, value=spec.default_value, allow_blank=False, id=control_id, compact=True)
 
 
@@ -97,7 +92,7 @@ class SetupScreen(Screen[TableSetup | None]):
                 yield Static("Options", classes="subtitle")
             for spec in game.options:
                 with Horizontal(classes="field option"):
-                    yield Label(spec.name.replace("_", " "), classes="field-label")
+                    yield Label(option_label(spec.name), classes="field-label")
                     yield option_control(spec)
                     yield Static(spec.description, classes="option-description")
             with Horizontal(classes="buttons"):
@@ -109,8 +104,8 @@ class SetupScreen(Screen[TableSetup | None]):
         if seat == 0:
             control: Static | Select[str] = Static("you (the host)", classes="seat-you")
         else:
-            choices = [(PERSON, PERSON)] + [(f"bot: {level}", level) for level in self.levels]
-            preferred = "normal" if "normal" in self.levels else self.levels[-1]
+            choices = [(PERSON, PERSON)] + [(f"computer: {level}", level) for level in self.levels]
+            preferred = "normal" if "normal" in self.levels else (self.levels or (PERSON,))[-1]
             control = Select(
                 choices, value=preferred, allow_blank=False, id=f"seat-{seat}", compact=True
             )

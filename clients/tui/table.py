@@ -9,6 +9,8 @@ text and the refusal — which names the rule and the card — is shown as is.
 from __future__ import annotations
 
 import asyncio
+import time
+from functools import partial
 
 import grpc
 from rich.text import Text
@@ -21,6 +23,7 @@ from textual.widgets import Footer, Static
 
 from parlour.client import ParlourError
 from parlour.v1 import common_pb2, play_pb2
+from parlour.words import card_name, cards_text, say
 
 from . import render
 from .cards import action_text, card_text
@@ -36,6 +39,7 @@ from .moves import (
 )
 from .saved import SavedSeat
 from .session import session
+from .summary import HandSummaryScreen, hand_result
 
 #: Status codes that mean the connection dropped, not that the server said no.
 DROPPED = frozenset(
@@ -48,6 +52,11 @@ DROPPED = frozenset(
     }
 )
 
+
+#: How long a completed trick stays on screen, however fast the next card comes.
+HOLD_SECONDS = 1.5
+#: Cards passed in Hearts.
+PASS_COUNT = 3
 
 #: Key reminders for the kinds of listed action that have keys.
 KEY_HINTS = {
@@ -72,7 +81,7 @@ class TableScreen(Screen[None]):
         Binding("escape", "leave", "Lobby"),
         *(Binding(str(n), f"digit('{n}')", show=False) for n in range(10)),
         Binding("n", "digit('NT')", show=False),
-        Binding("backspace", "clear_typed", show=False),
+        Binding("backspace", "clear_typed", "Take back", show=False),
         *(Binding(k, f"shortcut('{k}')", show=False) for k in "cdhsp"),
     ]
 
@@ -83,6 +92,13 @@ class TableScreen(Screen[None]):
         self.shown_version = 0  # the version of the view on screen
         self.watched_version = 0  # the last version the watch stream delivered
         self.events: list[play_pb2.PublicEvent] = []
+        #: what happened, in words, oldest first: (version, line)
+        self.told: list[tuple[int, str]] = []
+        self.streamed: play_pb2.View | None = None  # the last view the watch stream delivered
+        #: a completed trick kept on screen until the monotonic time given
+        self.held: tuple[play_pb2.Trick, float] | None = None
+        #: cards picked to pass (Hearts), not yet sent; Backspace takes one back
+        self.to_pass: list[str] = []
         self.cursor = 0
         self.menu_index = 0
         self.typed = ""
@@ -184,36 +200,91 @@ class TableScreen(Screen[None]):
 
     def take_update(self, update: play_pb2.WatchResponse) -> None:
         """One message of the stream: its events are new, its view the latest."""
+        # compared with the stream's own last view: an Act answer may have shown this one already
+        before = self.streamed
+        self.streamed = update.view
         for event in update.events:
             if event.version > self.watched_version and (
                 not self.events or event.version > self.events[-1].version
             ):
                 self.events.append(event)
+                self._note(event, update.view)
+        if update.version > self.watched_version and before is not None:
+            self._after(before, update)
         self.watched_version = max(self.watched_version, update.version)
         if self.connection_lost:
             self.connection_lost = False
         self.connection = Text(f"● v{update.version}", style="green")
         self.show_view(update.version, update.view)
 
+    def seat_name_of(self, seat: int) -> str:
+        return render.seat_name(self.view, seat) if self.view is not None else f"Seat {seat + 1}"
+
+    def _note(self, event: play_pb2.PublicEvent, view: play_pb2.View) -> None:
+        """Log one event in words; another seat's secret pass is told once, when all are in."""
+        mine = view.HasField("seat") and event.seat == view.seat
+        if event.action.kind == common_pb2.ACTION_KIND_GIVE and not mine:
+            return
+        self.told.append((event.version, say(event.text, partial(render.seat_name, view))))
+
+    def _after(self, before: play_pb2.View, update: play_pb2.WatchResponse) -> None:
+        """What changed between two views: a trick taken, the passes made, a hand ended."""
+        view = update.view
+        if before.phase == "pass" and view.phase != "pass":
+            self.told.append((update.version, f"the cards were passed {before.pass_direction}"))
+        trick = view.last_trick
+        if view.HasField("last_trick") and trick.plays and trick != before.last_trick:
+            cards = cards_text([play.card for play in trick.plays])
+            line = f"{render.seat_name(view, trick.winner)} took the trick ({cards})"
+            self.told.append((update.version, line))
+            self._hold(trick)
+        result = hand_result(before, view)
+        if result is not None:
+            # the hand's last trick, as far as this seat saw it, stays up under the summary
+            last = play_pb2.Trick()
+            last.CopyFrom(before.current_trick)
+            for event in update.events:
+                if event.action.kind == common_pb2.ACTION_KIND_PLAY and event.action.card:
+                    last.plays.add(seat=event.seat, card=event.action.card)
+            if last.plays:
+                self._hold(last)
+            self.told.append((update.version, f"hand {result.hand} is over"))
+            if not view.is_over:  # the game-over screen shows the final hand itself
+                self.app.push_screen(HandSummaryScreen(result))
+
+    def _hold(self, trick: play_pb2.Trick) -> None:
+        self.held = (trick, time.monotonic() + HOLD_SECONDS)
+        self.set_timer(HOLD_SECONDS + 0.05, self.refresh_all)
+
     def show_view(self, version: int, view: play_pb2.View) -> None:
         """Put a view on screen unless a newer one is there already."""
         if version < self.shown_version:
             return
         self.shown_version = version
-        old_hand = list(self.view.hand) if self.view is not None else []
+        old_hand = self._hand()
         self.view = view
         if view.phase != "bid":
             self.typed = ""  # a half-typed bid means nothing once the bidding is over
+        if view.phase != "pass":
+            self.to_pass = []
+        self.to_pass = [card for card in self.to_pass if card in view.hand]
         self._place_cursor(old_hand)
         self.refresh_all()
         if view.is_over and not self.over_shown:
             self.over_shown = True
-            session(self).seat_book.forget(self.seat.server, self.seat.table_id)
+            session(self).seat_book.forget(self.seat.table_id)
             self.app.push_screen(GameOverScreen(self.seat, view, self.events))
+
+    def _hand(self) -> list[str]:
+        """The hand as shown: without the cards picked to pass (they are shown apart)."""
+        if self.view is None:
+            return []
+        apart = {*self.to_pass, *self.view.passed_cards} if self.view.phase == "pass" else set()
+        return [card for card in self.view.hand if card not in apart]
 
     def _place_cursor(self, old_hand: list[str]) -> None:
         assert self.view is not None
-        hand = list(self.view.hand)
+        hand = self._hand()
         if old_hand and 0 <= self.cursor < len(old_hand) and old_hand[self.cursor] in hand:
             self.cursor = hand.index(old_hand[self.cursor])
         self.cursor = min(self.cursor, max(len(hand) - 1, 0))
@@ -242,20 +313,24 @@ class TableScreen(Screen[None]):
         if view is None:
             return
         self.query_one("#seats", Static).update(render.seats_table(view))
-        self.query_one("#facts", Static).update(render.table_facts(view))
+        facts = render.table_facts(view)
+        table_id = self.seat.table_id  # export, replay and fork all need it
+        facts.append(f"\nTable {table_id}", style="bold #9090c0")
+        facts.append(f"\n  parlour export {table_id}\n  parlour replay {table_id}", style="dim")
+        self.query_one("#facts", Static).update(facts)
         self.query_one("#trick", Static).update(self._trick_text(view))
         scores = self.query_one("#scores", Static)
         rows = max(scores.content_size.height - 2, 0)
         scores.update(render.scores_table(view, last=rows, width=scores.content_size.width))
         log = self.query_one("#log", Static)
-        shown = self.events[-log.content_size.height :] if log.content_size.height else []
-        log.update(event_log_text([(event.version, event.text) for event in shown]))
+        shown = self.told[-log.content_size.height :] if log.content_size.height else []
+        log.update(event_log_text(shown[::-1]))  # the newest first
         my_turn = view.HasField("seat") and view.seat in view.to_act
         playable = playable_cards(view.legal_actions)
         # Cards are dimmed only when some are offered: while bidding none is "illegal".
         choosing_card = my_turn and bool(playable)
         hand_panel = self.query_one("#hand", Static)
-        cards = list(view.hand)
+        cards = self._hand()
         hand = None
         if self.has_class("roomy"):
             hand = render.hand_boxes(
@@ -271,6 +346,11 @@ class TableScreen(Screen[None]):
         self.query_one("#actions", Static).update(self._actions_text(view, my_turn))
 
     def _trick_text(self, view: play_pb2.View) -> Text:
+        if self.held is not None:
+            trick, until = self.held
+            if time.monotonic() < until:
+                return render.trick_lines(view, trick, "Trick taken")
+            self.held = None
         if view.HasField("current_trick"):
             return render.trick_lines(view, view.current_trick, "Trick")
         if view.top_card:
@@ -297,7 +377,18 @@ class TableScreen(Screen[None]):
                 label.stylize("reverse")
             text.append_text(label)
         playable = playable_cards(view.legal_actions)
-        hints = ["←→ card, Enter play"] if my_turn and playable else []
+        passing = any(e.action.kind == common_pb2.ACTION_KIND_GIVE for e in view.legal_actions)
+        hints: list[str] = []
+        if passing:
+            text.append_text(self._pass_tray(view))
+            if len(self.to_pass) + len(view.passed_cards) < PASS_COUNT:
+                hints.append("←→ card, Enter pick it to pass")
+            else:
+                hints.append("Enter pass these cards")
+            if self.to_pass:
+                hints.append("Backspace take the last one back")
+        elif my_turn and playable:
+            hints.append("←→ card, Enter play")
         if menu and not playable:
             hints.append("↑↓ choose, Enter")
         kinds = {entry.action.kind for entry in menu}
@@ -306,8 +397,21 @@ class TableScreen(Screen[None]):
             text.append(f"  typed: {self.typed}", style="bold yellow")
         hint = " · ".join(hints)
         if hint:
-            text.append(("\n" if menu else "") + hint, style="dim")
+            text.append(("\n" if text else "") + hint, style="dim")
         return text
+
+    def _pass_tray(self, view: play_pb2.View) -> Text:
+        """The cards picked to pass, apart from the hand: "To pass left: 3♣ Q♠ _"."""
+        tray = Text(f"To pass {view.pass_direction}: ", style="bold")
+        chosen = [*view.passed_cards, *self.to_pass]
+        for index in range(PASS_COUNT):
+            if index:
+                tray.append(" ")
+            if index < len(chosen):
+                tray.append_text(card_text(chosen[index]))
+            else:
+                tray.append("__", style="dim")
+        return tray
 
     def show_message(self, message: Text) -> None:
         self.message = message
@@ -317,8 +421,9 @@ class TableScreen(Screen[None]):
     # -- keys --------------------------------------------------------------------------------
 
     def action_move(self, step: int) -> None:
-        if self.view is not None and self.view.hand:
-            self.cursor = (self.cursor + step) % len(self.view.hand)
+        hand = self._hand()
+        if hand:
+            self.cursor = (self.cursor + step) % len(hand)
             self.refresh_all()
 
     def action_menu(self, step: int) -> None:
@@ -335,7 +440,13 @@ class TableScreen(Screen[None]):
         self.refresh_all()
 
     def action_clear_typed(self) -> None:
-        self.typed = ""
+        """Backspace: forget a typed bid, or take back the last card picked to pass."""
+        if self.typed:
+            self.typed = ""
+        elif self.to_pass:
+            card = self.to_pass.pop()
+            hand = self._hand()
+            self.cursor = hand.index(card) if card in hand else self.cursor
         self.refresh_all()
 
     def action_shortcut(self, key: str) -> None:
@@ -358,11 +469,30 @@ class TableScreen(Screen[None]):
             found = bid_action(view.legal_actions, typed)
             self.send(found.id if found is not None else f"bid {typed}")
             return
+        if any(e.action.kind == common_pb2.ACTION_KIND_GIVE for e in view.legal_actions):
+            self.pick_to_pass()
+            return
         menu = self._menu()
-        if view.hand and (playable_cards(view.legal_actions) or not menu):
-            self.play_card(view.hand[self.cursor])
+        hand = self._hand()
+        if hand and (playable_cards(view.legal_actions) or not menu):
+            self.play_card(hand[min(self.cursor, len(hand) - 1)])
         elif menu:
             self.send(menu[self.menu_index].id)
+
+    def pick_to_pass(self) -> None:
+        """Enter while passing: pick the card under the cursor, or send the picked cards."""
+        assert self.view is not None
+        hand = self._hand()
+        if len(self.to_pass) + len(self.view.passed_cards) >= PASS_COUNT or not hand:
+            self.send_pass(list(self.to_pass))
+            return
+        card = hand[min(self.cursor, len(hand) - 1)]
+        if card in playable_cards(self.view.legal_actions):
+            self.to_pass.append(card)
+            self.cursor = min(self.cursor, max(len(self._hand()) - 1, 0))
+        else:
+            self.show_message(Text(f"{card_name(card)} cannot be passed.", style="yellow"))
+        self.refresh_all()
 
     def play_card(self, card: str) -> None:
         assert self.view is not None
@@ -390,8 +520,8 @@ class TableScreen(Screen[None]):
         )
 
     def action_event_log(self) -> None:
-        lines = [(event.version, event.text) for event in self.events]
-        self.app.push_screen(InfoScreen("What happened", event_log_text(lines)))
+        # the newest first, so the log opens where the game is
+        self.app.push_screen(InfoScreen("What happened", event_log_text(self.told[::-1])))
 
     def action_leave(self) -> None:
         self.app.pop_screen()
@@ -419,6 +549,39 @@ class TableScreen(Screen[None]):
         self.show_message(Text(""))
         self.show_view(done.version, done.view)
 
+    @work(exclusive=True, group="act")
+    async def send_pass(self, cards: list[str]) -> None:
+        """Give the picked cards one by one, each against the view the last one left."""
+        client = session(self).client
+        view, version = self.view, self.shown_version
+        self.sending = True
+        try:
+            for card in cards:
+                assert view is not None
+                choices = [
+                    e
+                    for e in view.legal_actions
+                    if e.action.kind == common_pb2.ACTION_KIND_GIVE and e.action.card == card
+                ]
+                move: int | str = choices[0].id if choices else f"give {card}"
+                done = await client.act(
+                    self.seat.table_id,
+                    self.seat.seat,
+                    self.seat.token,
+                    move,
+                    expected_version=version,
+                )
+                view, version = done.view, done.version
+                self.to_pass = [c for c in self.to_pass if c != card]
+        except ParlourError as error:
+            self.show_refusal(error)
+            return
+        finally:
+            self.sending = False
+        self.show_message(Text(""))
+        if view is not None:
+            self.show_view(version, view)
+
     def show_refusal(self, error: ParlourError) -> None:
         if error.code == grpc.StatusCode.ABORTED:
             prefix = "The table moved on; look again. "
@@ -426,8 +589,9 @@ class TableScreen(Screen[None]):
             prefix = "Not sent (no connection): "
         else:
             prefix = "Refused: "
-        self.show_message(Text(prefix + error.message, style="bold red"))
-        self.notify(error.message, title="Refused", severity="error")
+        message = say(error.message, self.seat_name_of)  # cards and seats in words
+        self.show_message(Text(prefix + message, style="bold red"))
+        self.notify(message, title="Refused", severity="error")
 
     @work(exclusive=True, group="act")
     async def start_game(self) -> None:

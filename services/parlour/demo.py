@@ -38,6 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--web-port", type=int, default=8080, help="browser client port")
     parser.add_argument("--workers", type=int, default=1, help="AI worker processes")
     parser.add_argument("--play", action="store_true", help="also open the terminal client")
+    parser.add_argument(
+        "--think-seconds",
+        type=float,
+        default=0.8,
+        help="the bots' pause before each move, so people can follow them (default: %(default)s)",
+    )
 
 
 class StartFailed(Exception):
@@ -136,7 +142,14 @@ def run(args: argparse.Namespace) -> int:
             logs / "serve.log",
         )
         for n in range(args.workers):
-            start(f"worker-{n}", "worker", "--server", args.address)
+            start(
+                f"worker-{n}",
+                "worker",
+                "--server",
+                args.address,
+                "--think-seconds",
+                str(args.think_seconds),
+            )
         start("gateway", "gateway", "--server", args.address, "--port", str(args.web_port))
         _wait_until(
             lambda: _listening(args.web_port),

@@ -52,7 +52,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"host token: {forked.host_token}")
     for seat, kind in enumerate(forked.seat_kinds):
         if seat in forked.seat_tokens:
-            print(f"seat {seat}: person, seat token {forked.seat_tokens[seat]}")
+            token = forked.seat_tokens[seat]
+            print(
+                f"seat {seat}: person, seat token {token} "
+                f"(play it: parlour play --table {forked.table_id} --token {token})"
+            )
         else:
             print(f"seat {seat}: bot" + (f" ({kind.bot_level})" if kind.bot_level else ""))
     return 0

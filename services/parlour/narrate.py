@@ -1,5 +1,9 @@
 """Replay steps told in words: hand by hand and trick by trick.
 
+Seats are told by their players' names (as the seats were taken) and cards as
+people say them ("10♥", "wizard"): the words come from the phrasebook,
+``parlour.words``.
+
 Everything printed comes from the engine's per-seat views (``state.view``),
 so a replay for one seat (``Narrator(seat=2)``) can only say what that seat
 could see: its own hand, the public moves, its own Hearts passes. The whole
@@ -22,19 +26,17 @@ from parlour.service.fold import (
     CARDS_DEALT,
     GAME_FINISHED,
     GAME_STARTED,
+    SEAT_TAKEN,
     TABLE_HOSTED,
     describe,
 )
+from parlour.words import card_name, option_label, option_value, say
 
 Views = dict[int, View]
 
 
 def cards_text(cards: Iterable[Card]) -> str:
-    return " ".join(str(card) for card in cards) or "(none)"
-
-
-def seats_text(values: Iterable[int]) -> str:
-    return ", ".join(f"seat {seat} {value}" for seat, value in enumerate(values))
+    return " ".join(card_name(str(card)) for card in cards) or "(none)"
 
 
 class Narrator:
@@ -44,6 +46,7 @@ class Narrator:
         self.seat = seat
         self._views: Views = {}
         self._trick_number = 0
+        self._names: dict[int, str] = {}
 
     def lines(self, step: Step) -> list[str]:
         """What happened at ``step``, as the narrator's viewer saw it."""
@@ -62,7 +65,11 @@ class Narrator:
             return self._acted(seat, action, before, after)
         if event.type == GAME_FINISHED:
             return self._finished(after)
-        return [describe(event, self.seat)[2]]
+        if event.type == SEAT_TAKEN:
+            seat = int(event.payload["seat"])
+            self._names[seat] = str(event.payload.get("player_name") or f"Seat {seat + 1}")
+            return [f"{self._names[seat]} sits down at seat {seat + 1}"]
+        return [say(describe(event, self.seat)[2], self._who)]
 
     # -- looking at the table ----------------------------------------------------------------
 
@@ -73,7 +80,11 @@ class Narrator:
         return {seat: state.view(seat) for seat in viewers}
 
     def _who(self, seat: int) -> str:
-        return f"seat {seat} (you)" if seat == self.seat else f"seat {seat}"
+        name = self._names.get(seat) or f"Seat {seat + 1}"
+        return f"{name} (you)" if seat == self.seat else name
+
+    def _seats_text(self, values: Iterable[int]) -> str:
+        return ", ".join(f"{self._who(seat)} {value}" for seat, value in enumerate(values))
 
     def _sees(self, seat: int) -> bool:
         return self.seat is None or self.seat == seat
@@ -93,18 +104,26 @@ class Narrator:
             title = game
         kinds = list(setup.get("seat_kinds") or [])
         levels = list(setup.get("bot_levels") or [])
+        for seat, kind in enumerate(kinds):
+            if kind == "bot":  # named as the service seats them
+                level = levels[seat] if seat < len(levels) else ""
+                self._names[seat] = f"Bot {seat + 1}" + (f" ({level})" if level else "")
         seats = ", ".join(
-            f"{seat} {kind}" + (f" ({levels[seat]})" if seat < len(levels) and levels[seat] else "")
+            f"{seat + 1} {'computer' if kind == 'bot' else 'person'}"
+            + (f" ({levels[seat]})" if seat < len(levels) and levels[seat] else "")
             for seat, kind in enumerate(kinds)
         )
-        options = ", ".join(f"{k}={v}" for k, v in sorted((setup.get("options") or {}).items()))
+        options = ", ".join(
+            f"{option_label(str(k))}: {option_value(str(v).lower())}"
+            for k, v in sorted((setup.get("options") or {}).items())
+        )
         lines = [f"{setup.get('name') or title}: {title} for {setup.get('seats')} seats"]
         if options:
             lines.append(f"  options: {options}")
         if seats:
             lines.append(f"  seats: {seats}")
         if self.seat is not None:
-            lines.append(f"  (replayed as seat {self.seat} saw it)")
+            lines.append(f"  (replayed as seat {self.seat + 1} saw it)")
         return lines
 
     def _dealt(self, before: Views, after: Views, count: int) -> list[str]:
@@ -114,13 +133,15 @@ class Narrator:
             stock = f" (stock: {new.stock_count})" if new.stock_count is not None else ""
             return [f"  the stock ran out: {count} cards were shuffled into a new stock{stock}"]
         self._trick_number = 0
-        lines = ["", f"Hand {new.hand_number}: seat {new.dealer} deals"]
+        lines = ["", f"Hand {new.hand_number}: {self._who(new.dealer)} deals"]
         for seat, view in after.items():
             lines.append(f"  {self._who(seat)} holds {cards_text(view.hand)}")
         if new.stock_count is not None:
-            lines.append(f"  starter card {new.top_card}, {new.stock_count} cards in the stock")
+            starter = card_name(str(new.top_card))
+            lines.append(f"  starter card {starter}, {new.stock_count} cards in the stock")
         elif new.turned_card is not None:
-            lines.append(f"  turned up {new.turned_card}: trump is {new.trump_text}")
+            turned = card_name(str(new.turned_card))
+            lines.append(f"  turned up {turned}: trump is {new.trump_text}")
         elif new.trump_text and new.trump_text != "not yet named" and not new.pass_direction:
             lines.append(f"  trump: {new.trump_text}")
         if new.pass_direction:
@@ -139,20 +160,20 @@ class Narrator:
         if old.phase == "pass" and new.phase != "pass":
             lines += self._passes_done(new, after)
         if new.contract and new.contract != old.contract:
-            lines.append(f"  contract: {new.contract}")
+            lines.append(f"  contract: {say(new.contract, self._who)}")
         if new.last_trick is not None and new.last_trick != old.last_trick:
             lines.append(self._trick_taken(new.last_trick))
         if len(new.hand_scores) > len(old.hand_scores):
             number = len(new.hand_scores)
-            lines.append(f"  hand {number} scores: {seats_text(new.hand_scores[-1])}")
-            lines.append(f"  totals: {seats_text(new.scores)}")
+            lines.append(f"  hand {number} scores: {self._seats_text(new.hand_scores[-1])}")
+            lines.append(f"  totals: {self._seats_text(new.scores)}")
         return lines
 
     def _verb(self, seat: int, action: Action, before: Views, after: Views) -> str:
         kind = action.kind
         if kind is ActionKind.PLAY:
             named = f" and names {action.suit.word}" if action.suit is not None else ""
-            return f"plays {action.card}{named}"
+            return f"plays {card_name(str(action.card))}{named}"
         if kind is ActionKind.BID:
             return f"bids {action.number}{' no trump' if action.no_trump else ''}"
         if kind is ActionKind.NAME_TRUMP:
@@ -160,7 +181,7 @@ class Narrator:
             return f"names {action.suit.word} trump"
         if kind is ActionKind.GIVE:
             if self._sees(seat):
-                return f"chooses {' '.join(str(card) for card in action.cards)} to pass"
+                return f"chooses {', '.join(card_name(str(card)) for card in action.cards)} to pass"
             return "chooses a card to pass" if not action.more else "chooses cards to pass"
         if kind is ActionKind.DRAW:
             if seat in before and seat in after:
@@ -180,7 +201,7 @@ class Narrator:
 
     def _trick_taken(self, trick: Trick) -> str:
         self._trick_number += 1
-        plays = " ".join(f"{play.card}" for play in trick.plays)
+        plays = " ".join(card_name(str(play.card)) for play in trick.plays)
         winner = "?" if trick.winner is None else self._who(trick.winner)
         return f"  trick {self._trick_number} to {winner} ({plays})"
 
@@ -189,4 +210,4 @@ class Narrator:
         if view is None:
             return ["The game is over."]
         won = " and ".join(self._who(seat) for seat in view.winners) or "nobody"
-        return ["", f"Game over. Final scores: {seats_text(view.scores)}", f"Won by {won}."]
+        return ["", f"Game over. Final scores: {self._seats_text(view.scores)}", f"Won by {won}."]

@@ -191,6 +191,9 @@ async def test_watch_is_a_server_sent_event_stream_with_the_token_in_the_query(
 async def test_the_browser_page_is_served(gateway: str) -> None:
     async with httpx.AsyncClient(base_url=gateway) as http:
         page = await http.get("/")
-        script = await http.get("/static/app.js")
-    assert page.status_code == 200 and "<title>Parlour</title>" in page.text
+        script = await http.get("/static/table.js")
+    assert page.status_code == 200 and "<title>Parlour" in page.text
+    assert 'type="module" src="/static/main.js"' in page.text
+    # ES modules load only when served as JavaScript
+    assert script.headers["content-type"].startswith("text/javascript")
     assert script.status_code == 200 and "PlayService/Act" in script.text

@@ -8,12 +8,27 @@ from collections.abc import Iterable
 from parlour.engine.base import GameState
 from parlour.engine.view import View
 
-CARD_CODE = re.compile(r"\b(?:[2-9TJQKA][CDHS]|[WN][1-4])\b")
+#: A rank-and-suit card as the narration says it ("10♥", "Q♠").
+CARD_SAID = re.compile(r"(?<![\w♣♦♥♠])(10|[2-9JQKA])([♣♦♥♠])")
+SUIT_OF_SYMBOL = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
 
 
 def cards_in(text: str) -> set[str]:
-    """Every card code written in ``text``."""
-    return set(CARD_CODE.findall(text))
+    """The code of every rank-and-suit card said in ``text`` ("10♥" -> "TH").
+
+    Wizards and jesters are said by name only ("wizard"): the four of each play
+    alike, so naming one tells nothing about which another seat holds, and they
+    are left out of the comparison (see ``plain``).
+    """
+    return {
+        ("T" if rank == "10" else rank) + SUIT_OF_SYMBOL[symbol]
+        for rank, symbol in CARD_SAID.findall(text)
+    }
+
+
+def plain(codes: Iterable[str]) -> set[str]:
+    """The rank-and-suit cards among ``codes`` (without wizards and jesters)."""
+    return {code for code in codes if code[0] not in "WN"}
 
 
 def public_cards(view: View) -> set[str]:

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,7 +44,9 @@ def test_export_then_replay_from_the_file_tells_the_same_game_as_the_database(
     assert from_file.returncode == from_database.returncode == 0, from_file.stderr
     assert from_file.stdout == from_database.stdout
     story = from_file.stdout
-    assert "Hand 1: seat 0 deals" in story and "trick 1 to seat" in story
+    # seats by their players' names, cards as people say them
+    assert re.search(r"Hand 1: \S.* deals", story) and "trick 1 to " in story
+    assert "seat 0" not in story and not re.search(r"\b[2-9TJQKA][CDHS]\b", story)
     assert "hand 1 scores:" in story and "Game over. Final scores:" in story
 
 
@@ -55,9 +58,10 @@ def test_stepping_without_a_terminal_just_carries_on(
         write_log(service_logs["hearts"], out)
     stepped = parlour("replay", "--file", str(path), "--step", "--seat", "2", stdin="")
     assert stepped.returncode == 0, stepped.stderr
-    assert "(replayed as seat 2 saw it)" in stepped.stdout
+    assert "(replayed as seat 3 saw it)" in stepped.stdout
     assert "Game over." in stepped.stdout
-    assert "seat 0 chooses a card to pass" in stepped.stdout
+    assert re.search(r"\n  \S[^\n]* chooses a card to pass", stepped.stdout)
+    assert re.search(r"\(you\) chooses (10|[2-9JQKA])[♣♦♥♠] to pass", stepped.stdout)
 
 
 def test_a_seat_the_table_does_not_have_is_refused() -> None:
@@ -87,7 +91,7 @@ def test_stepping_at_a_terminal_waits_for_enter_and_stops_on_q() -> None:
     out, err = process.communicate(timeout=60)
     os.close(controller)
     assert process.returncode == 0, err
-    assert out.splitlines()[-2:] == ["Ada took seat 0", "Player 1 took seat 1"]
+    assert out.splitlines()[-2:] == ["Ada sits down at seat 1", "Player 1 sits down at seat 2"]
     assert "Game over" not in out
 
 

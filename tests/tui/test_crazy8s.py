@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from parlour.client import ParlourError
@@ -9,6 +10,7 @@ from parlour.tui.app import ParlourApp
 from parlour.tui.dialogs import NameSuitScreen
 from parlour.tui.moves import playable_cards
 from parlour.v1 import common_pb2
+from parlour.words import say
 from tests.tui.conftest import Service, shoot, wait_until
 from tests.tui.helpers import fill_seats, host_through_the_lobby, my_turn, press_and_wait
 from tests.tui.players import others_playing
@@ -100,7 +102,10 @@ async def test_a_refused_card_shows_the_servers_message(
                 expected_version=version,
             )
         except ParlourError as refusal:
-            assert table.message.plain == f"Refused: {refusal.message}"
+            # the same refusal, said with cards and seats in words
+            said = say(refusal.message, table.seat_name_of)
+            assert table.message.plain == f"Refused: {said}"
+            assert not re.search(r"\b[2-9TJQKA][CDHS]\b", said), said
             assert dimmed[0] in refusal.message
         else:
             raise AssertionError("the server accepted a card it did not list")

@@ -15,7 +15,7 @@ def passes_when_it_can(legal: Sequence[common_pb2.LegalAction]) -> common_pb2.Le
     return next((entry for entry in legal if entry.action.text == "pass"), legal[0])
 
 
-async def test_hearts_cards_are_given_with_enter_and_shown_as_passed(
+async def test_hearts_cards_are_picked_apart_taken_back_and_passed_with_enter(
     service: Service, make_app: Callable[[], ParlourApp]
 ) -> None:
     app = make_app()
@@ -26,11 +26,24 @@ async def test_hearts_cards_are_given_with_enter_and_shown_as_passed(
         await pilot.press("enter")
         await wait_until(pilot, lambda: my_turn(table) and table.view.phase == "pass")
         assert table.view.pass_direction == "left"
+        actions = table.query_one("#actions")
+        assert "Enter pick it to pass" in str(actions.render())
+        # a pick leaves the hand for the tray and can be taken back
+        first = table._hand()[table.cursor]
+        await pilot.press("enter")
+        assert table.to_pass == [first] and first not in table._hand()
+        assert "To pass left:" in str(actions.render())
+        await pilot.press("backspace")
+        assert table.to_pass == [] and first in table._hand()
         given = []
         for _ in range(3):
-            given.append(table.view.hand[table.cursor])
-            await press_and_wait(pilot, table, "enter")
-            assert not table.message.plain, table.message.plain
+            given.append(table._hand()[table.cursor])
+            await pilot.press("enter")
+        assert table.to_pass == given and table.view.passed_cards == []
+        assert "Enter pass these cards" in str(actions.render())
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(table.view.passed_cards) == 3, what="the pass")
+        assert not table.message.plain, table.message.plain
         assert sorted(table.view.passed_cards) == sorted(given)
         assert "You pass:" in str(table.query_one("#facts").render())
         await shoot(pilot, "hearts-passed")

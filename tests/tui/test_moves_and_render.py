@@ -85,7 +85,7 @@ def test_an_unlisted_card_is_sent_with_the_verb_of_the_phase() -> None:
 
 def test_hearts_and_diamonds_are_red_and_wizards_and_jesters_are_named() -> None:
     assert card_style("QH") == card_style("2D") != card_style("QS") == card_style("TC")
-    assert (card_label("TH"), card_label("W1"), card_label("N3")) == ("10♥", "Wizard", "Jester")
+    assert (card_label("TH"), card_label("W1"), card_label("N3")) == ("10♥", "wizard", "jester")
 
 
 def test_cards_not_listed_are_dimmed_only_on_your_turn() -> None:
@@ -109,7 +109,7 @@ def test_the_table_states_the_suit_in_force_stock_and_trump_in_words() -> None:
     assert "Top card: 8♥" in text and "Suit in force: spades" in text and "Stock: 12 cards" in text
     wizard = play_pb2.View(game="wizard", trump_text="no trump", turned_card="N2")
     assert "Trump: no trump" in plain(render.table_facts(wizard))
-    assert "Turned card: Jester" in plain(render.table_facts(wizard))
+    assert "Turned card: jester" in plain(render.table_facts(wizard))
 
 
 def test_scores_by_hand_show_each_finished_hand_and_the_totals() -> None:

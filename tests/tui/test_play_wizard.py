@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from parlour.tui.app import ParlourApp
 from parlour.tui.dialogs import InfoScreen
 from parlour.tui.endgame import GameOverScreen
+from parlour.tui.summary import HandSummaryScreen
 from parlour.tui.table import TableScreen
 from parlour.v1 import lobby_pb2
 from tests.tui.conftest import Service, ai_worker, shoot, wait_until
@@ -26,13 +28,27 @@ async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_pres
         # Every other seat is a bot, so the lobby started the game at once.
         await wait_until(pilot, lambda: table.view.phase != "lobby")
         assert [p.kind for p in table.view.players][1:] == [lobby_pb2.SEAT_KIND_BOT] * 3
-        bids = cards = 0
+        bids = cards = summaries = 0
         shot_trick = False
+
+        def summing_up() -> bool:
+            return isinstance(app.screen, HandSummaryScreen)
+
         while not table.over_shown:
-            await wait_until(pilot, lambda: my_turn(table) or table.over_shown, what="my turn")
+            await wait_until(
+                pilot, lambda: my_turn(table) or table.over_shown or summing_up(), what="my turn"
+            )
             view = table.view
             if table.over_shown or view is None:
                 break
+            if summing_up():  # each hand ends with its summary before the next deal
+                if summaries == 0:
+                    await shoot(pilot, "wizard-hand-summary")
+                    assert "Hand 1 is over" in str(app.screen.query_one(".dialog").border_title)
+                summaries += 1
+                await pilot.press("enter")
+                await wait_until(pilot, lambda: not summing_up())
+                continue
             if bids == 0:
                 await shoot(pilot, "wizard-bid")
             trick_under_way = len(view.current_trick.plays) >= 1 and view.HasField("last_trick")
@@ -55,10 +71,16 @@ async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_pres
         assert view is not None and view.is_over and view.winners
         assert len(view.hand_scores) == 5
         assert (bids, cards) == (5, 1 + 2 + 3 + 4 + 5)
+        assert summaries == 4  # the fifth hand ends the game: its result is the game-over screen
         versions = [event.version for event in table.events]
         assert versions == list(range(1, versions[-1] + 1)), "every event seen, once"
         await pilot.press("r")  # the event log offered at the end
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        told = str(app.screen.query_one("#info-body").render())
+        # the newest first, seats by name, cards in words
+        numbers = [int(line.split()[0]) for line in told.splitlines() if line.strip()]
+        assert numbers == sorted(numbers, reverse=True) and numbers[0] >= versions[-1] - 1
+        assert "seat 1 " not in told and not re.search(r"\b[2-9TJQKA][CDHS]\b", told)
         await shoot(pilot, "wizard-event-log")
 
 
@@ -78,7 +100,7 @@ async def test_a_bid_out_of_range_is_refused_with_the_servers_message(
         await pilot.press("9")  # round 1: the server lists bids 0 and 1 only
         await press_and_wait(pilot, table, "enter")
         assert table.message.plain == (
-            "Refused: bid range: seat 0 may bid 0 to 1 tricks in round 1, not 9"
+            "Refused: bid range: you may bid 0 to 1 tricks in round 1, not 9"
         )
         assert table.shown_version == version
         await shoot(pilot, "wizard-refused-bid")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ from textual.widgets import DataTable
 from parlour.client import ParlourClient
 from parlour.tui.app import ParlourApp
 from parlour.tui.lobby import LobbyScreen
+from parlour.tui.opening import OpenFailed, open_seat
 from parlour.tui.saved import SavedSeat, SeatBook, state_dir
 from parlour.tui.table import TableScreen
 from tests.tui.conftest import Service, shoot, wait_until
@@ -105,7 +107,31 @@ def test_the_seat_file_lives_in_parlour_state_dir(
     book = SeatBook()
     book.remember(SavedSeat("127.0.0.1:1", "t1", 2, "secret", "hearts"))
     book.remember(SavedSeat("127.0.0.1:1", "t1", 3, "newer", "hearts"))
-    assert [s.token for s in book.for_server("127.0.0.1:1")] == ["newer"]
+    assert [s.token for s in book.load()] == ["newer"]
+    # any replica serves any table: the seat is found whatever address it was taken through
+    found = book.find("t1")
+    assert found is not None and found.token == "newer"
     assert (tmp_path / "here" / "seats.json").stat().st_mode & 0o077 == 0
-    book.forget("127.0.0.1:1", "t1")
+    book.forget("t1")
     assert book.load() == []
+
+
+async def test_parlour_play_opens_a_seat_from_its_table_id_and_token(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PARLOUR_STATE_DIR", str(tmp_path / "device-2"))
+    hosted = await service.client.host_table(
+        "hearts", 4, seat_setup=[("person", "")] * 4, host_player_name="Ada", host_takes_seat=True
+    )
+    table_id = hosted.table.table_id
+    joined = await service.client.join_table(table_id, "Bo")
+    # the seat number is found from the token alone (a fork prints just the token)
+    opened = await asyncio.to_thread(open_seat, service.address, table_id, joined.seat_token)
+    assert (opened.table_id, opened.seat, opened.game) == (table_id, joined.seat, "hearts")
+    assert SeatBook().find(table_id) == opened
+    with pytest.raises(OpenFailed, match="opens no seat"):
+        await asyncio.to_thread(open_seat, service.address, table_id, "not-a-token")
+    app = ParlourApp(service.address, state_dir=tmp_path / "state", open_seat=opened)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert isinstance(app.screen, TableScreen) and app.screen.seat.seat == joined.seat

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Markdown, Select, Switch
 from parlour.cli import build_parser
 from parlour.tui.app import ParlourApp
 from parlour.tui.lobby import LobbyScreen
-from parlour.tui.setup import DEFAULT_BOT_LEVELS, SetupScreen, TableSetup
+from parlour.tui.setup import SetupScreen, TableSetup
 from parlour.tui.table import TableScreen
 from parlour.v1 import catalogue_pb2, lobby_pb2
 from tests.tui.conftest import Service, shoot, wait_until
@@ -54,7 +54,7 @@ async def test_every_published_option_gets_a_control_with_its_default_preselecte
             counts = [value for _, value in screen.query_one("#seat-count", Select)._options]
             assert counts == list(range(game.min_seats, game.max_seats + 1))
             levels = [v for _, v in screen.query_one("#seat-1", Select)._options][1:]
-            assert levels == (list(game.bot_levels) or list(DEFAULT_BOT_LEVELS))
+            assert levels == list(game.bot_levels)  # only the catalogue's levels
             await pilot.press("ctrl+s")
         chosen = app.return_value
         assert chosen is not None

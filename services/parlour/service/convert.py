@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from parlour.engine.actions import Action, ActionKind
-from parlour.engine.cards import Card, Rank, Suit
+from parlour.engine.cards import Card, Suit
 from parlour.engine.errors import MalformedAction
 from parlour.engine.options import OptionSpec, OptionType
 from parlour.engine.registry import GameInfo
@@ -22,6 +22,7 @@ from parlour.service.convert_results import fill_end_rule, fill_view_results
 from parlour.service.fold import describe
 from parlour.service.store import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
+from parlour.words import action_label
 
 SUIT_TO_PROTO: dict[Suit | None, common_pb2.Suit.ValueType] = {
     None: common_pb2.SUIT_UNSPECIFIED,
@@ -171,32 +172,15 @@ def action_from_proto(message: common_pb2.Action) -> Action:
     return Action(kind)
 
 
-def card_label(card: Card) -> str:
-    if card.rank == Rank.WIZARD:
-        return "Wizard"
-    if card.rank == Rank.JESTER:
-        return "Jester"
-    return card.rank.char + card.suit.symbol
-
-
 def label(value: Action) -> str:
-    """A short menu label: "play Q♠", "bid 7 no trump", "trump: hearts"."""
-    kind = value.kind
-    if kind is ActionKind.PLAY:
-        assert value.card is not None
-        named = f", name {value.suit.word}" if value.suit is not None else ""
-        return f"play {card_label(value.card)}{named}"
-    if kind is ActionKind.GIVE:
-        assert value.card is not None
-        return "give " + " ".join(card_label(card) for card in value.cards)
-    if kind is ActionKind.BID:
-        return f"bid {value.number}{' no trump' if value.no_trump else ''}"
-    if kind is ActionKind.NAME_TRUMP:
-        assert value.suit is not None
-        return f"trump: {value.suit.word}"
-    if kind is ActionKind.DRAW:
-        return "draw a card"
-    return "pass"
+    """A short menu label: "play Q♠", "bid 7 no trump", "trump: hearts" (the phrasebook's)."""
+    return action_label(
+        value.kind.value,
+        " ".join(str(card) for card in value.cards),
+        number=value.number,
+        no_trump=value.no_trump,
+        suit=value.suit.value if value.suit is not None else "",
+    )
 
 
 # -- views -----------------------------------------------------------------------------------

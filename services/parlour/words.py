@@ -1,0 +1,118 @@
+"""The phrasebook: how a card, a suit, a seat or an action is said to a person.
+
+Written once and used by everything that talks to people in Python: the
+service's menu labels, the terminal client and the replay narration (the
+browser's ``clients/web/words.js`` mirrors it). It works on the contract's
+notation (card codes such as "TH", "W2", "N1"; action kinds as words), so it
+imports nothing: the service and the clients may both use it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+_RANK_WORDS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
+_CARD = re.compile(r"\b(?:([2-9TJQKA])([CDHS])|([WN])[1-4])\b")
+_NO_TRUMP = re.compile(r"\b(\d+)NT\b")
+_SAT_DOWN = re.compile(r" took seat \d+$")
+_SEAT = re.compile(r"\bseat (\d+)\b", re.IGNORECASE)
+
+
+def card_name(code: str) -> str:
+    """A card as a person writes it: "10♥", "Q♠", "wizard", "jester"."""
+    if not code:
+        return ""
+    if len(code) == 2 and code[0] in "WN" and code[1].isdigit():
+        return "wizard" if code[0] == "W" else "jester"
+    rank, suit = code[:-1], code[-1]
+    return ("10" if rank == "T" else rank) + SUIT_SYMBOLS.get(suit, suit)
+
+
+def card_words(code: str) -> str:
+    """A card read aloud: "queen of spades", "10 of hearts", "wizard"."""
+    named = card_name(code)
+    if named in ("wizard", "jester") or not code:
+        return named
+    rank, suit = code[:-1], code[-1]
+    return f"{_RANK_WORDS.get(rank, rank)} of {SUIT_WORDS.get(suit, suit)}"
+
+
+def cards_text(codes: Sequence[str]) -> str:
+    """Several cards in a sentence: "10♥ Q♠ wizard", or "(none)"."""
+    return " ".join(card_name(code) for code in codes) or "(none)"
+
+
+def say_cards(text: str) -> str:
+    """Card codes inside a sentence said as cards: "cannot lead TH" -> "cannot lead 10♥"."""
+    said = _CARD.sub(lambda match: card_name(match.group(0)), text)
+    return _NO_TRUMP.sub(r"\1 no trump", said)
+
+
+def seat_namer(names: Mapping[int, str] | Sequence[str]) -> Callable[[int], str]:
+    """A function saying a seat by its player's name ("Seat 3" when it has none)."""
+    lookup = dict(enumerate(names)) if isinstance(names, Sequence) else dict(names)
+    return lambda seat: lookup.get(seat) or f"Seat {seat + 1}"
+
+
+def say(text: str, name: Callable[[int], str] | None = None) -> str:
+    """Server text for people: card codes as cards, and "seat 2" by the player's name."""
+    said = _SAT_DOWN.sub(" sat down", say_cards(text))
+    if name is None:
+        return said
+    return _SEAT.sub(lambda match: name(int(match.group(1))), said)
+
+
+def action_label(
+    kind: str, card: str = "", *, number: int | None = None, no_trump: bool = False, suit: str = ""
+) -> str:
+    """A menu label: "play Q♠", "play 8♠, name hearts", "bid 7 no trump", "trump: hearts".
+
+    ``kind`` is the action's kind in words ("play", "give", "bid", "trump",
+    "draw", "pass"); ``suit`` a suit letter.
+    """
+    if kind == "play":
+        named = f", name {SUIT_WORDS[suit]}" if suit else ""
+        return f"play {card_name(card)}{named}"
+    if kind == "give":  # one card, or several ("QS KH 2C") given in one act
+        return "give " + ", ".join(card_name(one) for one in card.split())
+    if kind == "bid":
+        return f"bid {number}{' no trump' if no_trump else ''}"
+    if kind == "trump":
+        return f"trump: {SUIT_WORDS[suit]}"
+    if kind == "draw":
+        return "draw a card"
+    return "pass"
+
+
+def past_tense(
+    kind: str, card: str = "", *, number: int | None = None, no_trump: bool = False, suit: str = ""
+) -> str:
+    """What a seat did, for logs and replays: "played 10♥", "bid 2", "named hearts trump"."""
+    if kind == "play":
+        named = f" and named {SUIT_WORDS[suit]}" if suit else ""
+        return f"played {card_name(card)}{named}"
+    if kind == "give":
+        if not card:
+            return "chose a card to pass"
+        return f"chose {', '.join(card_name(one) for one in card.split())} to pass"
+    if kind == "bid":
+        return f"bid {number}{' no trump' if no_trump else ''}"
+    if kind == "trump":
+        return f"named {SUIT_WORDS[suit]} trump"
+    if kind == "draw":
+        return "drew a card"
+    return "passed"
+
+
+def option_label(name: str) -> str:
+    """An option's label from its schema name: "screw_the_dealer" -> "Screw the dealer"."""
+    words = name.replace("_", " ")
+    return words[:1].upper() + words[1:]
+
+
+def option_value(value: str) -> str:
+    """An option's value in words: "true" -> "yes", "no_passing" -> "no passing"."""
+    return {"true": "yes", "false": "no"}.get(value, value.replace("_", " "))

@@ -1,0 +1,118 @@
+"""The real stack for the browser tests, and a real headless Chromium.
+
+``parlour serve`` on a SQLite file, one ``parlour worker`` (with a short
+think time, as people would see it) and ``parlour gateway`` run as separate
+processes on free loopback ports, the way ``parlour demo`` runs them. The
+browser is Debian's ``chromium`` driven by Playwright through its
+``executable_path``: never a downloaded browser. Without Chromium or
+Playwright the tests are skipped, except under ``CI=true`` where that fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+CHROMIUM = os.environ.get("PARLOUR_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ROOT = Path(__file__).resolve().parents[2]
+#: Screenshots for people to look at (git-ignored).
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true needs the browser tests' Chromium: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait(check: Any, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except Exception:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{what} did not start within {timeout} s")
+
+
+@pytest.fixture(scope="session")
+def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The gateway's base URL, with a game service and an AI worker behind it."""
+    where = tmp_path_factory.mktemp("web")
+    grpc_port, web_port = _free_port(), _free_port()
+    env = dict(os.environ, PARLOUR_WORKER_TOKEN="browser-tests-worker-token")
+    parlour = [sys.executable, "-m", "parlour.cli"]
+    children: list[subprocess.Popen[bytes]] = []
+
+    def start(name: str, *command: str) -> None:
+        log = (where / f"{name}.log").open("wb")
+        children.append(
+            subprocess.Popen([*parlour, *command], env=env, stdout=log, stderr=subprocess.STDOUT)
+        )
+
+    address = f"127.0.0.1:{grpc_port}"
+    base = f"http://127.0.0.1:{web_port}"
+    try:
+        start("serve", "serve", "--address", address, "--database-url", f"sqlite:///{where}/db")
+        _wait(lambda: socket.create_connection(("127.0.0.1", grpc_port), 0.5), "parlour serve")
+        start("worker", "worker", "--server", address, "--think-seconds", "0.05")
+        start("gateway", "gateway", "--server", address, "--port", str(web_port))
+        _wait(lambda: httpx.get(base + "/").status_code == 200, "parlour gateway")
+        yield base
+    finally:
+        for child in children:
+            child.terminate()
+        for child in children:
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's headless Chromium under Playwright.
+
+    Module-scoped: Playwright's sync API keeps an event loop running in this
+    thread while it is open, which the async tests of other modules must not meet.
+    """
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the playwright package is not installed (pip install -e '.[test]')")
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        _missing(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
