@@ -74,8 +74,10 @@ def node() -> str:
 
 def _start(args: list[str], log: Path) -> subprocess.Popen[str]:
     with log.open("w", encoding="utf-8") as handle:
+        # the worker token is a secret: processes read it from the environment, never argv
+        env = {**os.environ, "PARLOUR_WORKER_TOKEN": TOKEN}
         return subprocess.Popen(
-            [*PARLOUR, *args], stdout=handle, stderr=subprocess.STDOUT, text=True
+            [*PARLOUR, *args], stdout=handle, stderr=subprocess.STDOUT, text=True, env=env
         )
 
 
@@ -100,8 +102,6 @@ def served(postgres_url: str, tmp_path: Path) -> Iterator[str]:
             "127.0.0.1:0",
             "--database-url",
             postgres_url,
-            "--worker-token",
-            TOKEN,
         ],
         log,
     )
@@ -118,8 +118,6 @@ def served(postgres_url: str, tmp_path: Path) -> Iterator[str]:
                 "worker",
                 "--server",
                 address,
-                "--worker-token",
-                TOKEN,
                 "--think-seconds",
                 "0",
                 "--seed",
