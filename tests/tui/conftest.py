@@ -22,7 +22,7 @@ from parlour.tui.app import ParlourApp
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "tui"
 SIZES = ((80, 24), (160, 48))
-#: The shared secret that lets a worker act for bot seats (`PARLOUR_WORKER_TOKEN` for `parlour serve` and `parlour worker`).
+#: The shared secret that lets a worker act for bot seats (`PARLOUR_WORKER_TOKEN`).
 WORKER_TOKEN = "tui-test-worker"
 
 
