@@ -21,7 +21,13 @@ from typing import Any
 
 from parlour.replay import ReplayError, replay
 from parlour.service import auth
-from parlour.service.fold import CARDS_DEALT, GAME_STARTED, SEAT_TAKEN, TABLE_HOSTED
+from parlour.service.fold import (
+    CARDS_DEALT,
+    GAME_STARTED,
+    SEAT_TAKEN,
+    TABLE_HOSTED,
+    chained_digest,
+)
 from parlour.service.store import EventStore, NewEvent, SeatRow, TableRow, UnknownTable
 from parlour.service.upcast import current_version, upcast
 
@@ -123,7 +129,9 @@ def fork_game(
         (rng or secrets.SystemRandom()).shuffle(deck)
         state.deal(deck)
         payload: dict[str, Any] = {"cards": [str(card) for card in deck]}
-        first.append(NewEvent(CARDS_DEALT, payload, state.digest(), current_version(CARDS_DEALT)))
+        previous = next((event.digest for event in reversed(first) if event.digest), "")
+        digest = chained_digest(previous, CARDS_DEALT, payload, state)
+        first.append(NewEvent(CARDS_DEALT, payload, digest, current_version(CARDS_DEALT)))
         dealt_afresh = True
     row = TableRow(
         table_id=secrets.token_hex(8),

@@ -36,6 +36,7 @@ from parlour.service.fold import (
     GAME_FINISHED,
     GAME_STARTED,
     Folded,
+    event_digest,
 )
 from parlour.service.store import EventStore, StoredEvent
 from parlour.service.upcast import UnknownSchemaVersion, upcast
@@ -169,11 +170,12 @@ def replay(events: Iterable[StoredEvent], *, check: bool = True) -> Iterator[Ste
             raise ReplayError(
                 stored.seq, stored.type, "a schema version this Parlour reads", str(error)
             ) from None
+        previous = folded.digest
         _apply(folded, event)
         state = folded.state
         digest = ""
         if check:
-            digest = state.digest() if state is not None else ""
+            digest = event_digest(stored, previous, state) if state is not None else ""
             _check(event, state, digest)
         yield Step(event, state, digest, folded.setup)
 

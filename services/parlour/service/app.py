@@ -431,9 +431,7 @@ class GameService:
         async with self._lock(table_id):
             folded, _ = await self._refresh(table_id)
             folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED))
-            state = folded.state
-            assert state is not None
-            events = [NewEvent(GAME_STARTED, {}), *self._chance(state)]
+            events = [NewEvent(GAME_STARTED, {}), *self._chance(folded)]
             try:
                 stored = await self._append(table_id, table.version, events, table_status=PLAYING)
             except ConcurrencyConflict:
@@ -516,7 +514,7 @@ class GameService:
                 action = _resolve(state, seat, move)
                 state.apply(seat, action)  # raises before changing anything
                 try:
-                    events, status = self._consequences(state, seat, action)
+                    events, status = self._consequences(folded, seat, action)
                     stored = await self._append(
                         table_id,
                         folded.seq,
@@ -543,11 +541,15 @@ class GameService:
         raise AssertionError("unreachable")
 
     def _consequences(
-        self, state: GameState, seat: int, action: Action
+        self, folded: Folded, seat: int, action: Action
     ) -> tuple[list[NewEvent], str | None]:
         """The events an applied action produces: itself, a deal if due, the end if reached."""
-        events = [NewEvent(ACTION_TAKEN, {"seat": seat, "action": str(action)}, state.digest())]
-        events += self._chance(state)
+        state = folded.state
+        assert state is not None
+        payload = {"seat": seat, "action": str(action)}
+        digest = folded.digest_next(ACTION_TAKEN, payload)
+        events = [NewEvent(ACTION_TAKEN, payload, digest, current_version(ACTION_TAKEN))]
+        events += self._chance(folded)
         if state.is_over:
             events.append(
                 NewEvent(
@@ -558,34 +560,40 @@ class GameService:
             return events, FINISHED
         return events, None
 
-    def _chance(self, state: GameState) -> list[NewEvent]:
+    def _chance(self, folded: Folded) -> list[NewEvent]:
         """Shuffle and deal if the game waits for chance (the deck is recorded)."""
+        state = folded.state
+        assert state is not None
         events = []
         while (cards := state.chance()) is not None:
             deck = list(cards)
             self._rng.shuffle(deck)
             state.deal(deck)
-            events.append(
-                NewEvent(
-                    CARDS_DEALT,
-                    {"cards": [str(card) for card in deck]},
-                    state.digest(),
-                    schema_version=current_version(CARDS_DEALT),
-                )
-            )
+            payload = {"cards": [str(card) for card in deck]}
+            digest = folded.digest_next(CARDS_DEALT, payload)
+            events.append(NewEvent(CARDS_DEALT, payload, digest, current_version(CARDS_DEALT)))
         return events
 
     async def _first_result(self, table: TableRow, seat: int, first_seq: int) -> Snapshot:
-        """What a request answered the first time: the seat's view after its events."""
-        events = await self._read(table.table_id, 0)
-        end = first_seq
-        for event in events[first_seq:]:  # seq n is events[n - 1]
-            if event.type not in (CARDS_DEALT, GAME_FINISHED):
-                break
-            end = event.seq
-        folded = fold(event for event in events if event.seq <= end)
-        state = _started(folded, table.table_id)
-        return Snapshot(end, table, state.view(seat), duplicate=True)
+        """What a request answered the first time: the seat's view after its events.
+
+        A resent request usually comes straight after its first try, with the
+        cached state still where that try left it: its view is answered from
+        the cache. Only when the table has moved on since is the log folded
+        again, up to the request's events.
+        """
+        table_id = table.table_id
+        async with self._lock(table_id):
+            folded, _ = await self._refresh(table_id)
+            end = first_seq
+            for event in await self._read(table_id, first_seq):  # what the request also caused
+                if event.type not in (CARDS_DEALT, GAME_FINISHED):
+                    break
+                end = event.seq
+            if folded.seq != end:
+                folded = fold(await self._read(table_id, 0, end))
+            state = _started(folded, table_id)
+            return Snapshot(end, table, state.view(seat), duplicate=True)
 
     async def watch(
         self, table_id: str, seat: int | None, credentials: Credentials, from_version: int = 0

@@ -127,13 +127,20 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
 
     def __init__(self, bot_levels: Mapping[str, Sequence[str]] | None = None) -> None:
         self.bot_levels = dict(bot_levels or {})
+        # static data: built once (the rules text is read from the package here, not per call)
+        self._list = catalogue_pb2.ListGamesResponse(
+            games=[self._info(info, with_rules=False) for info in all_games()]
+        )
+        self._games = {
+            info.id: catalogue_pb2.GetGameResponse(game=self._info(info, with_rules=True))
+            for info in all_games()
+        }
 
     @unary
     async def ListGames(
         self, request: catalogue_pb2.ListGamesRequest, context: Context
     ) -> catalogue_pb2.ListGamesResponse:
-        games = [self._info(info, with_rules=False) for info in all_games()]
-        return catalogue_pb2.ListGamesResponse(games=games)
+        return self._list
 
     @unary
     async def GetGame(
@@ -141,8 +148,7 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
     ) -> catalogue_pb2.GetGameResponse:
         if not request.game:
             raise BadRequest("game is required")
-        info = get_game(request.game)
-        return catalogue_pb2.GetGameResponse(game=self._info(info, with_rules=True))
+        return self._games[get_game(request.game).id]  # get_game names an unknown game
 
     def _info(self, info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
         message = convert.game_info(info, with_rules=with_rules)
