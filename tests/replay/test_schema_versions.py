@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import random
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,10 +46,10 @@ OLD_LOG = Path(__file__).parent / "data" / "wizard_v1_deals.jsonl"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[EventStore]:
+async def store(tmp_path: Path) -> AsyncIterator[EventStore]:
     opened = open_store(f"sqlite:///{tmp_path / 'parlour.sqlite3'}")
     yield opened
-    opened.close()
+    await opened.close()
 
 
 def test_the_committed_log_really_holds_old_deals() -> None:
@@ -71,31 +71,28 @@ def test_an_old_log_replays_with_every_digest_checked() -> None:
     assert summary["scores"] == events[-1].payload["scores"]
 
 
-def test_the_service_fold_reads_an_old_log_like_replay_does(store: EventStore) -> None:
+async def test_the_service_fold_reads_an_old_log_like_replay_does(store: EventStore) -> None:
     events = load_log(OLD_LOG)
-    load_into_store(store, events, "old-table")
-    stored = store.read("old-table")
+    await load_into_store(store, events, "old-table")
+    stored = await store.read("old-table")
     assert [event.schema_version for event in stored] == [e.schema_version for e in events]
     folded = fold(stored)
     assert folded.state is not None
     assert folded.state.digest() == summarize(events)["digests"][-1][1]
 
 
-def test_export_keeps_old_events_as_they_were_stored(store: EventStore) -> None:
+async def test_export_keeps_old_events_as_they_were_stored(store: EventStore) -> None:
     events = load_log(OLD_LOG)
-    load_into_store(store, events, "old-table")
+    await load_into_store(store, events, "old-table")
     out = io.StringIO()
-    write_log(store.read("old-table"), out)
+    write_log(await store.read("old-table"), out)
     assert out.getvalue() == OLD_LOG.read_text(encoding="utf-8")
 
 
 async def test_the_service_writes_deals_at_the_current_schema_version(store: EventStore) -> None:
     app = GameService(store, make_notifier(store))
-    try:
-        played = await play_game(app, "kaiser", 4, random.Random(3))
-    finally:
-        app.close()
-    events = store.read(played.table_id)
+    played = await play_game(app, "kaiser", 4, random.Random(3))
+    events = await store.read(played.table_id)
     deals = [event for event in events if event.type == CARDS_DEALT]
     assert (current_version(CARDS_DEALT), current_version(ACTION_TAKEN)) == (3, 2)
     assert deals and all(event.schema_version == 3 for event in deals)

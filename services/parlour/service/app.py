@@ -27,7 +27,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from parlour.engine.actions import Action
 from parlour.engine.base import GameState
@@ -35,7 +35,7 @@ from parlour.engine.errors import EngineError
 from parlour.engine.registry import get_game
 from parlour.engine.view import View
 from parlour.service import auth
-from parlour.service.dbthreads import DbThreads
+from parlour.service.domain import SeatKind, TableStatus
 from parlour.service.errors import (
     BadRequest,
     LostRace,
@@ -57,11 +57,6 @@ from parlour.service.fold import (
     fold,
 )
 from parlour.service.seating import (
-    BOT,
-    FINISHED,
-    OPEN,
-    PERSON,
-    PLAYING,
     Credentials,
     Hosted,
     Joined,
@@ -85,7 +80,6 @@ from parlour.service.store import (
 from parlour.service.upcast import current_version
 
 __all__ = [
-    "DB_THREADS",
     "Credentials",
     "GameService",
     "MoveSpec",
@@ -96,12 +90,6 @@ __all__ = [
 
 log = logging.getLogger("parlour.service")
 
-T = TypeVar("T")
-
-#: Threads that run store calls. The store's connection pool should be at
-#: least this large, or it opens and closes overflow connections under load.
-DB_THREADS = 8
-
 #: A move as the client gave it: a legal-action id (int), action text, or an Action.
 MoveSpec = int | str | Action
 #: (table_id, seat, worker_id, expected_version) -> None, or raises TurnLeased
@@ -109,7 +97,7 @@ BotActGuard = Callable[[str, int, str | None, int | None], Awaitable[None]]
 
 
 class Waiter(Protocol):
-    """What the service needs of a notifier (see notify.py).
+    """What the application needs of a notifier (``notify.Notifier``).
 
     The notifier hears this process's appends from the store itself
     (``make_notifier(store)`` registers it as a listener), and other
@@ -119,6 +107,11 @@ class Waiter(Protocol):
     async def wait(self, game_id: str, after_seq: int, timeout: float) -> None: ...
 
     def notify_all(self) -> None: ...
+
+    @property
+    def changes(self) -> int: ...
+
+    async def wait_any(self, after_changes: int, timeout: float) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -146,7 +139,6 @@ class GameService:
         *,
         worker_token: str | None = None,
         cache_size: int = 4096,
-        threads: int = DB_THREADS,
         rng: random.Random | None = None,
         watch_poll_seconds: float = 15.0,
     ) -> None:
@@ -155,10 +147,10 @@ class GameService:
         self._worker_token_hash = auth.token_hash(worker_token) if worker_token else None
         self._cache_size = cache_size
         self._states: OrderedDict[str, Folded] = OrderedDict()
-        # Seats never change once a table is playing, so its row can be cached.
+        # Seats never change once a table is playing, so its row is cached then;
+        # its status and version are not read from it (the fold has them).
         self._rows: OrderedDict[str, TableRow] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._db = DbThreads(threads)
         self._rng = rng or secrets.SystemRandom()
         self.watch_poll_seconds = watch_poll_seconds
         self._closing = False
@@ -177,52 +169,7 @@ class GameService:
         self._closing = True
         self.notifier.notify_all()
 
-    def close(self) -> None:
-        self._db.close()
-
     # -- plumbing ------------------------------------------------------------------------
-
-    async def _run(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await self._db.run(call, *args, **kwargs)
-
-    async def _read(self, table_id: str, after: int, upto: int | None = None) -> list[StoredEvent]:
-        """The table's events after ``after``; on Postgres sent from the loop itself.
-
-        Every move reads (GetView) or appends (Act) once: a thread hop there
-        costs more than the statement, so Postgres gets them without one.
-        """
-        if self.store.is_postgres:
-            return await self.store.read_async(table_id, after, upto)
-        return await self._run(self.store.read, table_id, after, upto)
-
-    async def _append(
-        self,
-        table_id: str,
-        expected: int,
-        events: list[NewEvent],
-        *,
-        request_id: str | None = None,
-        table_status: str | None = None,
-    ) -> list[StoredEvent]:
-        """store.append (no seat changes); on Postgres sent from the loop itself."""
-        if self.store.is_postgres:
-            return await self.store.append_async(
-                table_id, expected, events, request_id=request_id, table_status=table_status
-            )
-        return await self._run(
-            self.store.append,
-            table_id,
-            expected,
-            events,
-            request_id=request_id,
-            table_status=table_status,
-        )
-
-    async def _get_table(self, table_id: str) -> TableRow:
-        """store.get_table; on Postgres sent from the loop itself (see _read)."""
-        if self.store.is_postgres:
-            return await self.store.get_table_async(table_id)
-        return await self._run(self.store.get_table, table_id)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -249,10 +196,10 @@ class GameService:
         if not table_id:
             raise BadRequest("table_id is required")
         try:
-            row = await self._get_table(table_id)
+            row = await self.store.get_table(table_id)
         except UnknownTable:
             raise TableNotFound(f"no table {table_id!r}") from None
-        if row.status != OPEN:
+        if row.status != TableStatus.OPEN:
             self._rows[table_id] = row
             while len(self._rows) > self._cache_size:
                 self._rows.popitem(last=False)
@@ -266,7 +213,7 @@ class GameService:
         """
         folded = self._states.get(table_id) or Folded()
         start = folded.seq if after is None else min(folded.seq, after)
-        events = await self._read(table_id, start)
+        events = await self.store.read(table_id, start)
         try:
             fold(events, folded)
         except BaseException:
@@ -282,7 +229,7 @@ class GameService:
                 f"table {table.table_id} has seats 0 to {table.seats - 1}, not seat {seat}"
             )
         row = table.seat_rows[seat]
-        if row.kind == BOT and credentials.worker_token and not credentials.seat_token:
+        if row.kind == SeatKind.BOT and credentials.worker_token and not credentials.seat_token:
             auth.check_token(credentials.worker_token, self._worker_token_hash, "worker")
         else:
             auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
@@ -344,26 +291,29 @@ class GameService:
             game=info.id,
             seats=seats,
             options=dict(resolved),
-            status=OPEN,
+            status=TableStatus.OPEN,
             host_token_hash=auth.token_hash(host_token),
             version=len(events),
             name=events[0].payload["name"],
             seat_rows=tuple(seat_rows),
         )
-        await self._run(self.store.create_table, row, events)
-        table = await self._get_table(row.table_id)
+        await self.store.create_table(row, events)
+        table = await self.store.get_table(row.table_id)
         return Hosted(table, host_token, seat, seat_token)
 
     async def list_tables(
-        self, status: str | None = OPEN, game: str | None = None, limit: int = 100
+        self,
+        status: TableStatus | None = TableStatus.OPEN,
+        game: str | None = None,
+        limit: int = 100,
     ) -> list[TableRow]:
         if not 0 <= limit <= 500:
             raise BadRequest(f"limit must be 0 to 500, not {limit}")
-        return await self._run(self.store.list_tables, status, game or None, limit or 100)
+        return await self.store.list_tables(status, game or None, limit or 100)
 
     async def get_table(self, table_id: str) -> TableRow:
         try:
-            return await self._get_table(table_id)
+            return await self.store.get_table(table_id)
         except UnknownTable:
             raise TableNotFound(f"no table {table_id!r}") from None
 
@@ -382,8 +332,7 @@ class GameService:
                 occupied=True,
             )
             try:
-                await self._run(
-                    self.store.append,
+                await self.store.append(
                     table_id,
                     table.version,
                     [NewEvent(SEAT_TAKEN, {"seat": taken, "player_name": name})],
@@ -402,10 +351,9 @@ class GameService:
             table = await self.get_table(table_id)
             self._check_seat(table, seat, credentials)
             require_open(table, "leave")
-            freed = SeatRow(seat=seat, kind=PERSON)
+            freed = SeatRow(seat=seat, kind=SeatKind.PERSON)
             try:
-                await self._run(
-                    self.store.append,
+                await self.store.append(
                     table_id,
                     table.version,
                     [NewEvent(SEAT_LEFT, {"seat": seat})],
@@ -433,7 +381,9 @@ class GameService:
             folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED))
             events = [NewEvent(GAME_STARTED, {}), *self._chance(folded)]
             try:
-                stored = await self._append(table_id, table.version, events, table_status=PLAYING)
+                stored = await self.store.append(
+                    table_id, table.version, events, table_status=TableStatus.PLAYING
+                )
             except ConcurrencyConflict:
                 raise LostRace("the table changed while starting; try again") from None
             finally:
@@ -449,7 +399,7 @@ class GameService:
         table = await self._table(table_id)
         if seat is not None:
             self._check_seat(table, seat, credentials)
-        if table.status == OPEN:
+        if table.status == TableStatus.OPEN:
             return Snapshot(table.version, table, None)
         async with self._lock(table_id):
             folded, _ = await self._refresh(table_id)
@@ -472,16 +422,16 @@ class GameService:
         if isinstance(move, int) and expected_version is None:
             raise BadRequest("a legal_action_id needs the expected_version it was listed at")
         try:
-            if table.status == OPEN:
+            if table.status == TableStatus.OPEN:
                 raise WrongTableState(f"the game at table {table_id} has not started")
-            if row.kind == BOT and self.bot_act_guard is not None:
+            if row.kind == SeatKind.BOT and self.bot_act_guard is not None:
                 await self.bot_act_guard(table_id, seat, credentials.worker_id, expected_version)
             return await self._act(table, seat, move, expected_version, request_id)
         except (EngineError, StaleVersion, LostRace, BadRequest, TurnLeased):
             # A resent request whose first try got through is now stale or
             # illegal; answer what the first try produced instead.
             if request_id:
-                first = await self._run(self.store.find_request, table_id, request_id)
+                first = await self.store.find_request(table_id, request_id)
                 if first is not None:
                     return await self._first_result(table, seat, first)
             raise
@@ -515,7 +465,7 @@ class GameService:
                 state.apply(seat, action)  # raises before changing anything
                 try:
                     events, status = self._consequences(folded, seat, action)
-                    stored = await self._append(
+                    stored = await self.store.append(
                         table_id,
                         folded.seq,
                         events,
@@ -542,7 +492,7 @@ class GameService:
 
     def _consequences(
         self, folded: Folded, seat: int, action: Action
-    ) -> tuple[list[NewEvent], str | None]:
+    ) -> tuple[list[NewEvent], TableStatus | None]:
         """The events an applied action produces: itself, a deal if due, the end if reached."""
         state = folded.state
         assert state is not None
@@ -557,7 +507,7 @@ class GameService:
                     {"scores": list(state.scores()), "winners": list(state.winners())},
                 )
             )
-            return events, FINISHED
+            return events, TableStatus.FINISHED
         return events, None
 
     def _chance(self, folded: Folded) -> list[NewEvent]:
@@ -586,12 +536,12 @@ class GameService:
         async with self._lock(table_id):
             folded, _ = await self._refresh(table_id)
             end = first_seq
-            for event in await self._read(table_id, first_seq):  # what the request also caused
+            for event in await self.store.read(table_id, first_seq):  # what the request also caused
                 if event.type not in (CARDS_DEALT, GAME_FINISHED):
                     break
                 end = event.seq
             if folded.seq != end:
-                folded = fold(await self._read(table_id, 0, end))
+                folded = fold(await self.store.read(table_id, 0, end))
             state = _started(folded, table_id)
             return Snapshot(end, table, state.view(seat), duplicate=True)
 
@@ -621,10 +571,10 @@ class GameService:
     ) -> tuple[Snapshot | None, bool]:
         """The snapshot after ``sent`` (None if nothing new) and whether the game is over."""
         table = await self._table(table_id)
-        if table.status == OPEN:
+        if table.status == TableStatus.OPEN:
             if table.version <= sent:
                 return None, False
-            events = await self._read(table_id, sent, table.version)
+            events = await self.store.read(table_id, sent, table.version)
             return Snapshot(table.version, table, None, tuple(events)), False
         async with self._lock(table_id):
             folded, events = await self._refresh(table_id, after=sent)
@@ -634,7 +584,7 @@ class GameService:
             view = state.view(seat)
         news = tuple(event for event in events if event.seq > sent)
         if len(news) < folded.seq - sent:  # the cache was ahead of what we read
-            news = tuple(await self._read(table_id, sent, folded.seq))
+            news = tuple(await self.store.read(table_id, sent, folded.seq))
         return Snapshot(folded.seq, table, view, news), view.is_over
 
 

@@ -20,19 +20,17 @@ from parlour.engine.actions import Action, ActionKind
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
 from parlour.engine.registry import new_game
+from parlour.service.domain import EventType
 from parlour.service.store import StoredEvent
 from parlour.service.upcast import upcast
 
-TABLE_HOSTED = "TableHosted"
-SEAT_TAKEN = "SeatTaken"
-SEAT_LEFT = "SeatLeft"
-GAME_STARTED = "GameStarted"
-CARDS_DEALT = "CardsDealt"
-ACTION_TAKEN = "ActionTaken"
-GAME_FINISHED = "GameFinished"
+# the event types by their short names (domain.EventType, in the order a table meets them)
+(TABLE_HOSTED, SEAT_TAKEN, SEAT_LEFT, GAME_STARTED, CARDS_DEALT, ACTION_TAKEN, GAME_FINISHED) = (
+    EventType
+)
 
 #: The first schema version of each type whose digest is chained (see event_digest).
-CHAINED_FROM = {ACTION_TAKEN: 2, CARDS_DEALT: 3}
+CHAINED_FROM: dict[str, int] = {ACTION_TAKEN: 2, CARDS_DEALT: 3}
 _NEVER = 1 << 30
 
 
