@@ -427,6 +427,8 @@ class GameService:
             if row.kind == SeatKind.BOT and self.bot_act_guard is not None:
                 await self.bot_act_guard(table_id, seat, credentials.worker_id, expected_version)
             return await self._act(table, seat, move, expected_version, request_id)
+        except DuplicateRequest as duplicate:  # raced its own first try, which won
+            return await self._first_result(table, seat, duplicate.first_seq)
         except (EngineError, StaleVersion, LostRace, BadRequest, TurnLeased):
             # A resent request whose first try got through is now stale or
             # illegal; answer what the first try produced instead.
@@ -480,10 +482,7 @@ class GameService:
                             "fetch the view and decide again"
                         ) from None
                     continue
-                except DuplicateRequest as duplicate:
-                    self._evict(table_id)
-                    return await self._first_result(table, seat, duplicate.first_seq)
-                except BaseException:
+                except BaseException:  # a DuplicateRequest is answered by act, unlocked
                     self._evict(table_id)
                     raise
                 folded.seq = stored[-1].seq
