@@ -24,9 +24,9 @@ from parlour.service.domain import EventType
 from parlour.service.store import StoredEvent
 from parlour.service.upcast import upcast
 
-# the event types by their short names (domain.EventType, in the order a table meets them)
+# domain.EventType's values (plain strings: compared once per event folded), by their names
 (TABLE_HOSTED, SEAT_TAKEN, SEAT_LEFT, GAME_STARTED, CARDS_DEALT, ACTION_TAKEN, GAME_FINISHED) = (
-    EventType
+    kind.value for kind in EventType
 )
 
 #: The first schema version of each type whose digest is chained (see event_digest).
