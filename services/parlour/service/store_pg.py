@@ -67,6 +67,24 @@ WITH bump AS (
 )
 SELECT pg_notify(%(channel)s, %(note)s), (SELECT count(*) FROM ins) FROM bump
 """
+# The same for the usual single event, without the arrays (cheaper to send).
+_APPEND_ONE = """
+WITH bump AS (
+    UPDATE tables
+    SET version = %(new_version)s, updated_at = %(now)s,
+        status = coalesce(%(new_status)s::text, status)
+    WHERE table_id = %(g)s AND version = %(expected)s
+    RETURNING table_id
+), ins AS (
+    INSERT INTO events
+        (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
+    SELECT bump.table_id, %(new_version)s, %(type)s, %(version)s, %(payload)s::jsonb,
+           %(digest)s, %(request_id)s, %(now)s
+    FROM bump
+    RETURNING seq
+)
+SELECT pg_notify(%(channel)s, %(note)s), (SELECT count(*) FROM ins) FROM bump
+"""
 _INSERT_TABLE = """
 INSERT INTO tables (table_id, game, seats, options, status, host_token_hash, version, name,
                     created_at, updated_at)
@@ -221,13 +239,21 @@ class PostgresEventStore(EventStore):
             "new_status": append.table_status and str(append.table_status),
             "channel": NOTIFY_CHANNEL,
             "note": f"{table_id}:{last}",
-            "seqs": [event.seq for event in stored],
-            "types": [event.type for event in stored],
-            "versions": [event.schema_version for event in stored],
-            "payloads": [json.dumps(event.payload) for event in stored],
-            "digests": [event.digest for event in stored],
-            "request_ids": [event.request_id for event in stored],
         }
+        if len(stored) == 1:
+            (event,) = stored
+            params |= {"type": event.type, "version": event.schema_version}
+            params |= {"payload": json.dumps(event.payload), "digest": event.digest}
+            params["request_id"] = event.request_id
+        else:
+            params |= {
+                "seqs": [event.seq for event in stored],
+                "types": [event.type for event in stored],
+                "versions": [event.schema_version for event in stored],
+                "payloads": [json.dumps(event.payload) for event in stored],
+                "digests": [event.digest for event in stored],
+                "request_ids": [event.request_id for event in stored],
+            }
         try:
             async with self._connection() as conn:
                 if not seat_updates:  # a move: one statement, its own transaction
@@ -324,7 +350,8 @@ def _table(row: tuple[Any, ...]) -> TableRow:
 
 
 async def _append(conn: Connection, params: dict[str, Any]) -> None:
-    cursor = await conn.execute(_APPEND, params, prepare=True)
+    statement = _APPEND_ONE if "type" in params else _APPEND
+    cursor = await conn.execute(statement, params, prepare=True)
     if await cursor.fetchone() is None:
         raise AppendRefused(version_moved=True)  # nothing written (rolls back a transaction)
 
