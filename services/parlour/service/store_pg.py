@@ -48,7 +48,9 @@ from parlour.service.store import (
 
 Connection = psycopg.AsyncConnection[Any]
 
-_APPEND = """
+# The version bump (the guard), the insert made only if it matched, and the NOTIFY:
+# for one event as values, for several as arrays (the single one is cheaper to send).
+_APPEND_TEMPLATE = """
 WITH bump AS (
     UPDATE tables
     SET version = %(new_version)s, updated_at = %(now)s,
@@ -58,33 +60,24 @@ WITH bump AS (
 ), ins AS (
     INSERT INTO events
         (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
-    SELECT bump.table_id, e.seq, e.type, e.schema_version, e.payload::jsonb, e.digest,
-           e.request_id, %(now)s
+    SELECT bump.table_id, {rows}
+    RETURNING seq
+)
+SELECT pg_notify(%(channel)s, %(note)s), (SELECT count(*) FROM ins) FROM bump
+"""
+_APPEND = _APPEND_TEMPLATE.replace(
+    "{rows}",
+    """e.seq, e.type, e.schema_version, e.payload::jsonb, e.digest, e.request_id, %(now)s
     FROM bump, unnest(%(seqs)s::int[], %(types)s::text[], %(versions)s::int[],
                       %(payloads)s::text[], %(digests)s::text[], %(request_ids)s::text[])
-         AS e(seq, type, schema_version, payload, digest, request_id)
-    RETURNING seq
+         AS e(seq, type, schema_version, payload, digest, request_id)""",
 )
-SELECT pg_notify(%(channel)s, %(note)s), (SELECT count(*) FROM ins) FROM bump
-"""
-# The same for the usual single event, without the arrays (cheaper to send).
-_APPEND_ONE = """
-WITH bump AS (
-    UPDATE tables
-    SET version = %(new_version)s, updated_at = %(now)s,
-        status = coalesce(%(new_status)s::text, status)
-    WHERE table_id = %(g)s AND version = %(expected)s
-    RETURNING table_id
-), ins AS (
-    INSERT INTO events
-        (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
-    SELECT bump.table_id, %(new_version)s, %(type)s, %(version)s, %(payload)s::jsonb,
+_APPEND_ONE = _APPEND_TEMPLATE.replace(
+    "{rows}",
+    """%(new_version)s, %(type)s, %(version)s, %(payload)s::jsonb,
            %(digest)s, %(request_id)s, %(now)s
-    FROM bump
-    RETURNING seq
+    FROM bump""",
 )
-SELECT pg_notify(%(channel)s, %(note)s), (SELECT count(*) FROM ins) FROM bump
-"""
 _INSERT_TABLE = """
 INSERT INTO tables (table_id, game, seats, options, status, host_token_hash, version, name,
                     created_at, updated_at)
