@@ -1,7 +1,7 @@
 """Replay benchmark: how fast a game is rebuilt from its event log.
 
-For each game, logs of random full games in the service's own format (deals
-recorded at schema version 2, a digest on every deal and action) are replayed
+For each game, logs of random full games in the service's own format (the
+current schema versions, a chained digest on every deal and action) are replayed
 with ``parlour.replay``: events per second with every digest checked, and
 without checks (the bare fold). Then the time to rebuild one full six-player
 Wizard game (every round, 60 cards): in process, checked and unchecked, and
@@ -27,6 +27,7 @@ from typing import Any
 
 from parlour.engine.registry import get_game
 from parlour.replay import replay, write_log
+from parlour.service.fold import Folded
 from parlour.service.store import StoredEvent
 from parlour.service.upcast import current_version
 
@@ -63,19 +64,23 @@ def recorded_game(game: str, seats: int, options: dict[str, Any], seed: int) -> 
         },
     )
     record("GameStarted", {})
-    state = get_game(game).new(seats, resolved)
+    folded = Folded(state=get_game(game).new(seats, resolved))
+    state = folded.state
+    assert state is not None
     while not state.is_over:
         cards = state.chance()
         if cards is not None:
             deck = list(cards)
             rng.shuffle(deck)
             state.deal(deck)
-            record("CardsDealt", {"cards": [str(card) for card in deck]}, state.digest())
+            payload: dict[str, Any] = {"cards": [str(card) for card in deck]}
+            record("CardsDealt", payload, folded.digest_next("CardsDealt", payload))
             continue
         seat = state.to_act()[0]
         action = rng.choice(state.legal_actions(seat))
         state.apply(seat, action)
-        record("ActionTaken", {"seat": seat, "action": str(action)}, state.digest())
+        payload = {"seat": seat, "action": str(action)}
+        record("ActionTaken", payload, folded.digest_next("ActionTaken", payload))
     record("GameFinished", {"scores": list(state.scores()), "winners": list(state.winners())})
     return events
 

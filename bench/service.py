@@ -51,7 +51,7 @@ from parlour.client import ParlourClient, Seat
 
 GAMES = (("wizard", 4), ("hearts", 4), ("crazy8s", 4), ("kaiser", 4))
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-TARGET_RATIO, AIM_RATIO, TARGET_P50_MS, TARGET_GROWTH = 0.15, 0.3, 2.0, 1.5
+TARGET_RATIO, AIM_RATIO, TARGET_P50_MS, TARGET_GROWTH = 0.3, 0.3, 1.5, 1.5
 
 
 # -- processes and databases -----------------------------------------------------------------
@@ -112,6 +112,10 @@ class CpuShare:
                 (self.url.database,),
             ).fetchall()
         return [pid for (pid,) in rows]
+
+    def connections(self) -> int:
+        """Connections to the scratch database now: all the replica's (pool and LISTEN)."""
+        return len(self._backends())
 
     def _sample(self) -> tuple[float, float, float, dict[int, float]]:
         times = os.times()
@@ -334,6 +338,7 @@ class Level:
     acts_per_second: float
     tally: Tally
     cores: tuple[float, float, float]  # service, clients, postgres
+    connections: int  # held by the replica at the end of the level
 
     def row(self, empty: float) -> str:
         rate, tally = self.acts_per_second, self.tally
@@ -344,21 +349,22 @@ class Level:
             f" {quantile(tally.act_ms, 0.5):7.2f} {quantile(tally.act_ms, 0.99):7.2f}"
             f" {quantile(tally.view_ms, 0.5):8.2f} {service_ms:6.2f}"
             f" {self.cores[0]:8.2f} {self.cores[1]:7.2f} {self.cores[2]:8.2f}"
-            f" {tally.games_finished:5d}"
+            f" {tally.games_finished:5d} {self.connections:5d}"
         )
 
 
 HEADER = (
     f"{'in flight':>9} {'acts/s':>7} {'x empty':>7} {'views/s':>7} {'act p50':>7}"
     f" {'act p99':>7} {'view p50':>8} {'ms/act':>6} {'service':>8} {'clients':>7}"
-    f" {'postgres':>8} {'games':>5}"
+    f" {'postgres':>8} {'games':>5} {'conns':>5}"
 )
 LEGEND = """\
   acts/s: Act calls per second; views/s: GetView calls per second (a seat fetches
   its view unless its own last Act answered it); latencies in ms; ms/act: service
   CPU ms per Act, its GetViews and table setup included; service / clients /
   postgres: cores used by the service process, the client process (this one)
-  and the Postgres backends of the scratch database"""
+  and the Postgres backends of the scratch database; conns: connections the
+  replica holds to its database (its pool and its LISTEN connection)"""
 
 
 def load_average() -> str:
@@ -403,7 +409,7 @@ def main() -> int:
                 rate, tally = asyncio.run(
                     load(server.address, level, args.seconds, args.view_every_move)
                 )
-                results[level] = Level(level, rate, tally, share.cores())
+                results[level] = Level(level, rate, tally, share.cores(), share.connections())
             first, last, moves = asyncio.run(wizard_growth(server.address))
         # the floor once more, so that a machine busier at one end cannot flatter the ratio
         with process(bare_command, "bare server on") as bare:

@@ -88,3 +88,53 @@ def test_the_phrasebook_imports_nothing_of_parlour() -> None:
     # services/parlour/words.py is shared by the service and the clients, so it stands alone
     path = ROOT / "services/parlour/words.py"
     assert [m for _, m in imported_modules(path) if m.startswith("parlour")] == []
+
+
+#: the service's domain and application modules: no gRPC, no database driver, no
+#: contract messages (the gRPC edge is grpc_server.py and convert.py; the drivers
+#: are behind store.py's protocol, in store_pg.py, store_sqlite.py and database.py)
+DOMAIN_AND_APPLICATION = (
+    "domain",
+    "errors",
+    "fold",
+    "upcast",
+    "store",
+    "seating",
+    "auth",
+    "app",
+    "bots",
+    "replay_log",
+)
+DRIVERS_AND_EDGE = ("grpc", "sqlalchemy", "psycopg", "psycopg_pool", "google.protobuf")
+
+
+@pytest.mark.parametrize("module", DOMAIN_AND_APPLICATION)
+def test_domain_and_application_import_no_grpc_nor_database_driver(module: str) -> None:
+    path = ROOT / "services" / "parlour" / "service" / f"{module}.py"
+    forbidden = (*DRIVERS_AND_EDGE, "parlour.v1", "parlour.service.grpc_server")
+    forbidden += ("parlour.service.convert", "parlour.service.notify")
+    forbidden += ("parlour.service.database", "parlour.service.store_pg")
+    forbidden += ("parlour.service.store_sqlite",)
+    bad = [
+        f"{module}.py:{lineno} imports {name}"
+        for lineno, name in imported_modules(path)
+        for prefix in forbidden
+        if name == prefix or name.startswith(prefix + ".")
+    ]
+    assert bad == []
+
+
+def test_nor_do_they_load_one_through_their_own_imports() -> None:
+    import subprocess
+    import sys
+
+    modules = ", ".join(f"parlour.service.{module}" for module in DOMAIN_AND_APPLICATION)
+    top_level = {name.split(".")[0] for name in DRIVERS_AND_EDGE}
+    probe = (
+        f"import sys, {modules}; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {top_level!r}))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded.strip() == "[]"

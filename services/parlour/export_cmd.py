@@ -8,11 +8,11 @@ machine.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 
 from parlour.migrate import database_url_argument
-from parlour.replay import export_game
-from parlour.service.store import EventStore
+from parlour.replay import read_log, write_log
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,18 +24,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = EventStore(args.database_url)
     try:
+        events = asyncio.run(read_log(args.database_url, args.game_id))
         if args.output:
             with open(args.output, "w", encoding="utf-8") as out:
-                count = export_game(store, args.game_id, out)
+                count = write_log(events, out)
         else:
-            count = export_game(store, args.game_id, sys.stdout)
+            count = write_log(events, sys.stdout)
     except LookupError as missing:
         print(f"parlour export: {missing.args[0]}", file=sys.stderr)
         return 1
-    finally:
-        store.close()
     where = args.output or "standard output"
     print(f"parlour: exported {count} events of table {args.game_id} to {where}", file=sys.stderr)
     return 0

@@ -20,13 +20,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from parlour.replay import ReplayError, replay
-from parlour.service import auth
-from parlour.service.fold import CARDS_DEALT, GAME_STARTED, SEAT_TAKEN, TABLE_HOSTED
+from parlour.service import auth, domain
+from parlour.service.fold import (
+    CARDS_DEALT,
+    GAME_STARTED,
+    SEAT_TAKEN,
+    TABLE_HOSTED,
+    chained_digest,
+)
 from parlour.service.store import EventStore, NewEvent, SeatRow, TableRow, UnknownTable
 from parlour.service.upcast import current_version, upcast
 
 GAME_EVENTS = (GAME_STARTED, CARDS_DEALT, "ActionTaken")
-PERSON, BOT = "person", "bot"
+PERSON, BOT = domain.SeatKind.PERSON, domain.SeatKind.BOT
 
 
 class ForkError(Exception):
@@ -37,7 +43,7 @@ class ForkError(Exception):
 class SeatKind:
     """Who sits in a seat of the fork: a person, or a bot of some level."""
 
-    kind: str = BOT
+    kind: domain.SeatKind = BOT
     bot_level: str = ""
 
     @staticmethod
@@ -66,7 +72,7 @@ class Forked:
     dealt_afresh: bool = False
 
 
-def fork_game(
+async def fork_game(
     store: EventStore,
     source: str,
     at: int,
@@ -81,12 +87,13 @@ def fork_game(
     is playing, so bots (and people, with their tokens) carry on from there.
     """
     try:
-        table = store.get_table(source)
+        table = await store.get_table(source)
     except UnknownTable:
         raise ForkError(f"no table {source!r}") from None
-    events = store.read(source, 0, at)
+    events = await store.read(source, 0, at)
     if not events or events[-1].seq != at:
-        raise ForkError(f"table {source} has no event {at} (its last is {store.last_seq(source)})")
+        final = await store.last_seq(source)
+        raise ForkError(f"table {source} has no event {at} (its last is {final})")
     try:
         *_, last = replay(events)  # the prefix must be sound before anyone plays on
     except ReplayError as error:
@@ -123,20 +130,22 @@ def fork_game(
         (rng or secrets.SystemRandom()).shuffle(deck)
         state.deal(deck)
         payload: dict[str, Any] = {"cards": [str(card) for card in deck]}
-        first.append(NewEvent(CARDS_DEALT, payload, state.digest(), current_version(CARDS_DEALT)))
+        previous = next((event.digest for event in reversed(first) if event.digest), "")
+        digest = chained_digest(previous, CARDS_DEALT, payload, state)
+        first.append(NewEvent(CARDS_DEALT, payload, digest, current_version(CARDS_DEALT)))
         dealt_afresh = True
     row = TableRow(
         table_id=secrets.token_hex(8),
         game=table.game,
         seats=table.seats,
         options=dict(table.options),
-        status="playing",
+        status=domain.TableStatus.PLAYING,
         host_token_hash=auth.token_hash(host_token),
         version=len(first),
         name=hosted["name"],
         seat_rows=tuple(seat_rows),
     )
-    store.create_table(row, first)
+    await store.create_table(row, first)
     return Forked(
         row.table_id, source, at, host_token, seat_tokens, kinds, len(first), dealt_afresh
     )

@@ -8,11 +8,12 @@ person seat. Bots in the fork are played by the AI workers as usual.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 
-from parlour.fork import ForkError, SeatKind, fork_game
+from parlour.fork import Forked, ForkError, SeatKind, fork_game
 from parlour.migrate import database_url_argument
-from parlour.service.store import EventStore
+from parlour.service.database import open_store
 
 
 def _seat_kinds(text: str) -> list[SeatKind]:
@@ -37,15 +38,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     database_url_argument(parser)
 
 
-def run(args: argparse.Namespace) -> int:
-    store = EventStore(args.database_url)
+async def _fork(args: argparse.Namespace) -> Forked:
+    store = open_store(args.database_url, connections=1)
     try:
-        forked = fork_game(store, args.game_id, args.at, args.seat_kind)
+        return await fork_game(store, args.game_id, args.at, args.seat_kind)
+    finally:
+        await store.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        forked = asyncio.run(_fork(args))
     except ForkError as error:
         print(f"parlour fork: {error}", file=sys.stderr)
         return 1
-    finally:
-        store.close()
     print(f"table {forked.table_id}: a fork of table {forked.source} after event {forked.at}")
     if forked.dealt_afresh:
         print("the next hand was dealt afresh")

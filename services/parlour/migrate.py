@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from parlour.service.store import EventStore
+from parlour.service.database import upgrade_head
 
 DEFAULT_DATABASE_URL = "sqlite:///parlour.sqlite3"
 
@@ -44,11 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = EventStore(args.database_url)
-    try:
-        store.migrate()
-    finally:
-        store.close()
+    upgrade_head(args.database_url)
     print(f"parlour: database schema is up to date ({safe_url(args.database_url)})", flush=True)
     return 0
 

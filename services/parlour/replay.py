@@ -30,12 +30,14 @@ from parlour.engine.actions import Action
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
 from parlour.engine.errors import EngineError
+from parlour.service.database import open_store
 from parlour.service.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,
     GAME_FINISHED,
     GAME_STARTED,
     Folded,
+    event_digest,
 )
 from parlour.service.store import EventStore, StoredEvent
 from parlour.service.upcast import UnknownSchemaVersion, upcast
@@ -88,12 +90,24 @@ def write_log(events: Iterable[StoredEvent], out: IO[str]) -> int:
     return count
 
 
-def export_game(store: EventStore, game_id: str, out: IO[str]) -> int:
+async def export_game(store: EventStore, game_id: str, out: IO[str]) -> int:
     """Write table ``game_id``'s whole log to ``out``; returns the number of events."""
-    events = store.read(game_id)
+    events = await store.read(game_id)
     if not events:
         raise LookupError(f"no table {game_id!r} in {store.url}")
     return write_log(events, out)
+
+
+async def read_log(database_url: str, game_id: str) -> list[StoredEvent]:
+    """Table ``game_id``'s whole log from the database (LookupError if there is none)."""
+    store = open_store(database_url, connections=1)
+    try:
+        events = await store.read(game_id)
+    finally:
+        await store.close()
+    if not events:
+        raise LookupError(f"no table {game_id!r}")
+    return events
 
 
 def parse_log(lines: Iterable[str], source: str = "log") -> list[StoredEvent]:
@@ -169,11 +183,12 @@ def replay(events: Iterable[StoredEvent], *, check: bool = True) -> Iterator[Ste
             raise ReplayError(
                 stored.seq, stored.type, "a schema version this Parlour reads", str(error)
             ) from None
+        previous = folded.digest
         _apply(folded, event)
         state = folded.state
         digest = ""
         if check:
-            digest = state.digest() if state is not None else ""
+            digest = event_digest(stored, previous, state) if state is not None else ""
             _check(event, state, digest)
         yield Step(event, state, digest, folded.setup)
 

@@ -13,6 +13,7 @@ for comparing machines.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
@@ -20,8 +21,8 @@ from collections.abc import Sequence
 
 from parlour.migrate import database_url_argument
 from parlour.narrate import Narrator
-from parlour.replay import ReplayError, load_log, replay, summarize
-from parlour.service.store import EventStore, StoredEvent
+from parlour.replay import ReplayError, load_log, read_log, replay, summarize
+from parlour.service.store import StoredEvent
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,14 +88,10 @@ def _logs(args: argparse.Namespace) -> list[tuple[str, list[StoredEvent]]]:
             return [(path, load_log(path)) for path in args.file]
         except (OSError, ValueError) as error:
             raise SystemExit(f"parlour replay: {error}") from None
-    store = EventStore(args.database_url)
     try:
-        events = store.read(args.game_id)
-    finally:
-        store.close()
-    if not events:
-        raise SystemExit(f"parlour replay: no table {args.game_id!r}")
-    return [(args.game_id, events)]
+        return [(args.game_id, asyncio.run(read_log(args.database_url, args.game_id)))]
+    except LookupError:
+        raise SystemExit(f"parlour replay: no table {args.game_id!r}") from None
 
 
 class _Stop(Exception):

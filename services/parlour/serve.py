@@ -14,6 +14,7 @@ import sys
 from parlour import ops
 from parlour.migrate import database_url_argument, safe_url
 from parlour.service.grpc_server import serve
+from parlour.service.store import CONNECTIONS_ENV, DEFAULT_CONNECTIONS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=5.0,
         help="how long an AI worker holds a bot turn it claimed; a worker that dies "
         "mid-turn holds its table up this long (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--db-connections",
+        type=int,
+        default=None,
+        help="pooled database connections this replica holds at most, besides one LISTEN "
+        f"connection on Postgres (default: ${CONNECTIONS_ENV}, else {DEFAULT_CONNECTIONS})",
     )
     ops.tls_server_arguments(parser)
     ops.metrics_arguments(parser)
@@ -83,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
             credentials=credentials,
             bot_levels=bot_levels(),
             lease_seconds=args.lease_seconds,
+            connections=args.db_connections,
             ready=ready,
         )
     )

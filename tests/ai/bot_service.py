@@ -8,9 +8,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from parlour.client import ParlourClient, RetryPolicy
+from parlour.service.database import open_store, upgrade_head
 from parlour.service.grpc_server import GameServer, build_server
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.store import EventStore
+from tests.dblog import DbLog
 
 TOKEN = "worker-secret"
 
@@ -23,6 +25,7 @@ class BotService:
     server: GameServer
     notifier: Notifier
     client: ParlourClient
+    log: DbLog  # the database read directly: the ground truth
 
     @property
     def address(self) -> str:
@@ -39,8 +42,8 @@ class BotService:
 async def bot_service(
     url: str, *, lease_seconds: float = 5.0, worker_token: str | None = TOKEN
 ) -> AsyncIterator[BotService]:
-    store = EventStore(url)
-    store.migrate()
+    upgrade_head(url)
+    store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
     server = await build_server(
@@ -49,12 +52,12 @@ async def bot_service(
     await server.start()
     client = ParlourClient(f"127.0.0.1:{server.port}")
     try:
-        yield BotService(store, server, notifier, client)
+        yield BotService(store, server, notifier, client, DbLog(url))
     finally:
         await client.close()
         await server.stop(0)
         await notifier.stop()
-        store.close()
+        await store.close()
 
 
 async def bot_table(

@@ -21,12 +21,14 @@ from parlour.engine.playout import shuffled
 from parlour.engine.registry import all_games, new_game
 from parlour.ops import worker_token
 from parlour.service import convert as service_convert
+from parlour.service.database import open_store
 from parlour.service.fold import ACTION_TAKEN
 from parlour.service.grpc_server import build_server
 from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore, SeatRow, TableRow
+from parlour.service.store import SeatRow, TableRow
 from parlour.v1 import bots_pb2
 from tests.ai.bot_service import TOKEN, BotService, bot_service, bot_table
+from tests.dblog import DbLog
 
 #: short games of each kind (Hearts: see test_worker_integration.py)
 GAME_OPTIONS: dict[str, tuple[int, dict[str, object]]] = {
@@ -119,7 +121,7 @@ async def finished(service: BotService, table_id: str, timeout: float = 30.0) ->
                 return
 
     await asyncio.wait_for(watch(), timeout)
-    return sum(event.type == ACTION_TAKEN for event in service.store.read(table_id))
+    return sum(event.type == ACTION_TAKEN for event in service.log.read(table_id))
 
 
 async def test_a_worker_plays_tables_of_bots_to_the_end(sqlite_url: str) -> None:
@@ -170,29 +172,29 @@ async def test_a_worker_keeps_playing_across_a_server_restart(tmp_path: Path) ->
         worker = Worker(config(service.address))
         task = asyncio.create_task(worker.run())
         table_id = await bot_table(service.client, "wizard", 4, {"rounds": 5})
-        while service.store.last_seq(table_id) < 20:
+        while service.log.last_seq(table_id) < 20:
             await asyncio.sleep(0.02)
     # down for longer than the client's own retries last: the worker backs off and retries
     await asyncio.sleep(1.5)
-    store = EventStore(url)
-    down_at = store.last_seq(table_id)
+    store, log = open_store(url), DbLog(url)
+    down_at = log.last_seq(table_id)
     notifier = make_notifier(store)
     await notifier.start()
     server = await build_server(f"127.0.0.1:{port}", store, notifier, worker_token=TOKEN)
     await server.start()
     try:
         for _ in range(1500):
-            if store.get_table(table_id).status == "finished":
+            if (await store.get_table(table_id)).status == "finished":
                 break
             await asyncio.sleep(0.02)
-        assert store.get_table(table_id).status == "finished"
-        assert store.last_seq(table_id) > down_at
+        assert (await store.get_table(table_id)).status == "finished"
+        assert log.last_seq(table_id) > down_at
     finally:
         worker.stop()
         await asyncio.wait_for(task, 10)
         await server.stop(0)
         await notifier.stop()
-        store.close()
+        await store.close()
     assert worker.tally.retries > 0, "the outage went unnoticed"
 
 

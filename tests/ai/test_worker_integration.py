@@ -24,7 +24,7 @@ import pytest
 
 from parlour.client import ParlourClient, ParlourError
 from parlour.service.fold import ACTION_TAKEN, GAME_FINISHED, Folded
-from parlour.service.store import EventStore
+from tests.dblog import DbLog
 
 pytestmark = pytest.mark.postgres
 
@@ -178,12 +178,12 @@ async def test_bots_finish_the_game_when_a_worker_is_killed_mid_turn(
     assert serve.popen.poll() is None, "the server died"
     assert "stopped after playing" in quick.text()
 
-    store = EventStore(postgres_url)
+    log = DbLog(postgres_url)
     try:
-        events = store.read(table_id)
-        assert store.get_table(table_id).status == "finished"
+        events = log.read(table_id)
+        assert log.table(table_id)["status"] == "finished"
     finally:
-        store.close()
+        log.close()
 
     # the log folds cleanly, every stored digest agreeing with the replayed state
     folded = Folded()

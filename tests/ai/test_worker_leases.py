@@ -110,12 +110,12 @@ async def test_an_act_from_a_worker_without_the_lease_is_refused(store_url: str)
         table_id = await bot_table(service.client, "wizard", 4, {"rounds": 5})
         async with service.worker("a") as a, service.worker("b") as b:
             turn = await claim(a)
-            before = service.store.last_seq(table_id)
+            before = service.log.last_seq(table_id)
             with pytest.raises(ParlourError) as refused:
                 await play(b, turn)
             assert refused.value.code == grpc.StatusCode.ABORTED
             assert "leased to worker 'a'" in refused.value.message
-            assert service.store.last_seq(table_id) == before, "a refused Act wrote an event"
+            assert service.log.last_seq(table_id) == before, "a refused Act wrote an event"
             assert await play(a, turn) == before + 1
 
 
@@ -188,7 +188,7 @@ async def test_the_claimed_view_is_what_the_bot_seat_may_see(store_url: str) -> 
         turn = await claim(a)
         assert turn.view.seat == turn.seat and turn.seat in turn.view.to_act
         assert turn.view.legal_actions, "the claimed seat is to act"
-        assert_no_hidden_cards(Truth(service.store, table_id), turn.version, turn.view)
+        assert_no_hidden_cards(Truth(service.log, table_id), turn.version, turn.view)
     assert (turn.game, turn.bot_level) == ("hearts", "hard")
     assert turn.lease_expires_at.seconds > time.time()
 

@@ -18,15 +18,16 @@ import pytest
 import uvicorn
 
 from parlour.gateway.app import contract_rpcs, create_app
+from parlour.service.database import open_store, upgrade_head
 from parlour.service.grpc_server import build_server
 from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore
 
 
 @pytest.fixture
 async def gateway(tmp_path: Path) -> AsyncIterator[str]:
-    store = EventStore(f"sqlite:///{tmp_path / 'gateway.sqlite3'}")
-    store.migrate()
+    url = f"sqlite:///{tmp_path / 'gateway.sqlite3'}"
+    upgrade_head(url)
+    store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
     game = await build_server("127.0.0.1:0", store, notifier)
@@ -46,7 +47,7 @@ async def gateway(tmp_path: Path) -> AsyncIterator[str]:
         await task
         await game.stop(grace=0)
         await notifier.stop()
-        store.close()
+        await store.close()
 
 
 async def post(base: str, method: str, body: dict[str, Any], **headers: str) -> httpx.Response:

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from parlour.service.fold import fold
-from parlour.service.store import EventStore
+from tests.dblog import DbLog
 
 pytestmark = pytest.mark.postgres
 
@@ -135,7 +135,7 @@ def served(postgres_url: str, tmp_path: Path) -> Iterator[str]:
 def test_the_node_client_plays_a_full_game_of_each_game(
     node: str, served: str, postgres_url: str
 ) -> None:
-    store = EventStore(postgres_url)
+    store = DbLog(postgres_url)
     try:
         for game, (extra, end_reason) in GAMES.items():
             done = subprocess.run(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,21 +29,20 @@ def service_logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Logs]:
 
     async def play_all() -> dict[str, list[StoredEvent]]:
         logs = {}
-        for number, (game, seats) in enumerate(LOGGED_GAMES.items()):
-            played = await play_game(app, game, seats, random.Random(number))
-            logs[game] = store.read(played.table_id)
+        try:
+            for number, (game, seats) in enumerate(LOGGED_GAMES.items()):
+                played = await play_game(app, game, seats, random.Random(number))
+                logs[game] = await store.read(played.table_id)
+        finally:
+            await store.close()
         return logs
 
-    try:
-        yield asyncio.run(play_all())
-    finally:
-        app.close()
-        store.close()
+    yield asyncio.run(play_all())
 
 
 @pytest.fixture
-def sqlite_store(tmp_path: Path) -> Iterator[EventStore]:
+async def sqlite_store(tmp_path: Path) -> AsyncIterator[EventStore]:
     """A migrated SQLite event store in the test's own folder."""
     store = open_store(f"sqlite:///{tmp_path / 'parlour.sqlite3'}")
     yield store
-    store.close()
+    await store.close()

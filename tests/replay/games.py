@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from parlour.engine.actions import Action
 from parlour.engine.registry import get_game
 from parlour.service.app import Credentials, GameService
+from parlour.service.database import open_store as store_for
+from parlour.service.database import upgrade_head
 from parlour.service.fold import ACTION_TAKEN, Folded, fold
 from parlour.service.store import EventStore, StoredEvent
 
@@ -57,7 +59,7 @@ async def seat_table(
         joined = await app.join(table_id, f"Player {number}")
         tokens[joined.seat] = joined.seat_token
     await app.start(table_id, Credentials(host_token=hosted.host_token))
-    mirror = fold(app.store.read(table_id))
+    mirror = fold(await app.store.read(table_id))
     return Played(table_id, tokens, hosted.host_token, mirror)
 
 
@@ -82,7 +84,7 @@ async def play_moves(app: GameService, played: Played, rng: random.Random, moves
         if snap.version == mirror.seq + 1:
             mirror.apply(_action_event(played.table_id, mirror.seq + 1, seat, action))
         else:  # a deal (or the end) followed: read what the service recorded
-            fold(store.read(played.table_id, mirror.seq), mirror)
+            fold(await store.read(played.table_id, mirror.seq), mirror)
 
 
 async def play_game(app: GameService, game: str, seats: int, rng: random.Random) -> Played:
@@ -98,9 +100,9 @@ def seat_counts(game: str) -> list[int]:
 
 
 def open_store(url: str) -> EventStore:
-    store = EventStore(url)
-    store.migrate()
-    return store
+    """A store over ``url``, migrated to the newest schema."""
+    upgrade_head(url)
+    return store_for(url)
 
 
 def _action_event(table_id: str, seq: int, seat: int, action: Action) -> StoredEvent:
@@ -124,7 +126,7 @@ def play_batch(batch: list[tuple[str, int, int]], directory: str) -> list[dict[s
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     store = open_store(f"sqlite:///{folder / 'games.sqlite3'}")
-    app = GameService(store, make_notifier(store), threads=2)
+    app = GameService(store, make_notifier(store))
     results: list[dict[str, object]] = []
 
     async def play_all() -> None:
@@ -132,8 +134,8 @@ def play_batch(batch: list[tuple[str, int, int]], directory: str) -> list[dict[s
             played = await play_game(app, game, seats, random.Random(seed))
             path = folder / f"{game}-{seats}-{seed}.jsonl"
             with path.open("w", encoding="utf-8") as out:
-                export_game(store, played.table_id, out)
-            events = store.read(played.table_id)
+                await export_game(store, played.table_id, out)
+            events = await store.read(played.table_id)
             finished = [event for event in events if event.type == "GameFinished"]
             results.append(
                 {
@@ -148,11 +150,13 @@ def play_batch(batch: list[tuple[str, int, int]], directory: str) -> list[dict[s
                 }
             )
 
-    try:
-        asyncio.run(play_all())
-    finally:
-        app.close()
-        store.close()
+    async def play_and_close() -> None:
+        try:
+            await play_all()
+        finally:
+            await store.close()
+
+    asyncio.run(play_and_close())
     return results
 
 
@@ -161,7 +165,7 @@ def play_job(job: tuple[list[tuple[str, int, int]], str]) -> list[dict[str, obje
     return play_batch(*job)
 
 
-def load_into_store(store: EventStore, events: list[StoredEvent], table_id: str) -> None:
+async def load_into_store(store: EventStore, events: list[StoredEvent], table_id: str) -> None:
     """Record an exported log as table ``table_id``, events exactly as given."""
     from parlour.service.store import NewEvent, TableRow
     from parlour.service.upcast import upcast
@@ -181,4 +185,4 @@ def load_into_store(store: EventStore, events: list[StoredEvent], table_id: str)
     copies = [
         NewEvent(event.type, event.payload, event.digest, event.schema_version) for event in events
     ]
-    store.create_table(row, copies)
+    await store.create_table(row, copies)

@@ -24,11 +24,11 @@ def parlour(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess
     )
 
 
-def test_export_then_replay_from_the_file_tells_the_same_game_as_the_database(
+async def test_export_then_replay_from_the_file_tells_the_same_game_as_the_database(
     sqlite_store: EventStore, service_logs: dict[str, list[StoredEvent]], tmp_path: Path
 ) -> None:
     events = service_logs["kaiser"]
-    load_into_store(sqlite_store, events, "table-1")
+    await load_into_store(sqlite_store, events, "table-1")
     path = tmp_path / "kaiser.jsonl"
     exported = parlour("export", "table-1", "--database-url", sqlite_store.url, "-o", str(path))
     assert exported.returncode == 0, exported.stderr
@@ -95,18 +95,18 @@ def test_stepping_at_a_terminal_waits_for_enter_and_stops_on_q() -> None:
     assert "Game over" not in out
 
 
-def test_a_game_exports_to_the_same_bytes_from_either_database(
+async def test_a_game_exports_to_the_same_bytes_from_either_database(
     store_url: str, service_logs: dict[str, list[StoredEvent]]
 ) -> None:
     events = service_logs["hearts"]
     store = open_store(store_url)
     try:
-        load_into_store(store, events, "table-1")
+        await load_into_store(store, events, "table-1")
         exported = io.StringIO()
-        export_game(store, "table-1", exported)
+        await export_game(store, "table-1", exported)
         replayed = summarize(load_log_text(exported.getvalue()))
     finally:
-        store.close()
+        await store.close()
     expected = io.StringIO()
     write_log(events, expected)
     assert exported.getvalue() == expected.getvalue()

@@ -33,21 +33,21 @@ def mid_hand_action(events: list[StoredEvent], after: int) -> StoredEvent:
     )
 
 
-def test_a_fork_starts_exactly_where_the_original_was(
+async def test_a_fork_starts_exactly_where_the_original_was(
     sqlite_store: EventStore, service_logs: Logs
 ) -> None:
     events = service_logs["hearts"]
-    load_into_store(sqlite_store, events, "original")
+    await load_into_store(sqlite_store, events, "original")
     at = mid_hand_action(events, 100).seq
-    forked = fork_game(sqlite_store, "original", at, [SeatKind.parse("bot:hard")] * 4)
-    log = sqlite_store.read(forked.table_id)
+    forked = await fork_game(sqlite_store, "original", at, [SeatKind.parse("bot:hard")] * 4)
+    log = await sqlite_store.read(forked.table_id)
     assert log[0].type == TABLE_HOSTED
     assert log[0].payload["forked_from"] == {"table_id": "original", "seq": at}
     assert log[0].payload["seat_kinds"] == ["bot"] * 4
     assert not any(event.type == SEAT_TAKEN for event in log)  # bots take no seat
     assert not forked.dealt_afresh and forked.seat_tokens == {}
     assert summarize(log)["digests"][-1][1] == digest_at(events, at)
-    table = sqlite_store.get_table(forked.table_id)
+    table = await sqlite_store.get_table(forked.table_id)
     assert table.status == "playing" and table.version == len(log)
     assert {(row.kind, row.bot_level) for row in table.seat_rows} == {("bot", "hard")}
 
@@ -56,41 +56,38 @@ async def test_a_person_in_a_fork_plays_on_with_the_seat_token(
     sqlite_store: EventStore, service_logs: Logs
 ) -> None:
     events = service_logs["kaiser"]
-    load_into_store(sqlite_store, events, "original")
+    await load_into_store(sqlite_store, events, "original")
     at = mid_hand_action(events, 40).seq
     following = events[at]  # the original's next move (seq at + 1)
     seat = int(following.payload["seat"])
     kinds = [SeatKind("person" if other == seat else "bot") for other in range(4)]
-    forked = fork_game(sqlite_store, "original", at, kinds)
+    forked = await fork_game(sqlite_store, "original", at, kinds)
     assert list(forked.seat_tokens) == [seat]
     app = GameService(sqlite_store, make_notifier(sqlite_store))
-    try:
-        with pytest.raises(WrongToken):
-            await app.act(forked.table_id, seat, Credentials(seat_token="nope"), "pass")
-        snap = await app.act(
-            forked.table_id,
-            seat,
-            Credentials(seat_token=forked.seat_tokens[seat]),
-            following.payload["action"],
-            expected_version=forked.version,
-        )
-    finally:
-        app.close()
+    with pytest.raises(WrongToken):
+        await app.act(forked.table_id, seat, Credentials(seat_token="nope"), "pass")
+    snap = await app.act(
+        forked.table_id,
+        seat,
+        Credentials(seat_token=forked.seat_tokens[seat]),
+        following.payload["action"],
+        expected_version=forked.version,
+    )
     assert snap.version == forked.version + 1
     # the same move from the same position: the same game as the original
-    assert sqlite_store.read(forked.table_id)[-1].digest == following.digest
+    assert (await sqlite_store.read(forked.table_id))[-1].digest == following.digest
 
 
-def test_a_fork_where_a_deal_is_due_deals_afresh(
+async def test_a_fork_where_a_deal_is_due_deals_afresh(
     sqlite_store: EventStore, service_logs: Logs
 ) -> None:
     events = service_logs["wizard"]
-    load_into_store(sqlite_store, events, "original")
+    await load_into_store(sqlite_store, events, "original")
     end_of_hand = next(
         e for e in events if e.type == ACTION_TAKEN and events[e.seq].type == CARDS_DEALT
     )
-    forked = fork_game(sqlite_store, "original", end_of_hand.seq)
-    log = sqlite_store.read(forked.table_id)
+    forked = await fork_game(sqlite_store, "original", end_of_hand.seq)
+    log = await sqlite_store.read(forked.table_id)
     assert forked.dealt_afresh and log[-1].type == CARDS_DEALT
     summary = summarize(log)  # the fresh deal carries its own digest
     assert summary["checked"] == sum(bool(event.digest) for event in log)
@@ -99,28 +96,28 @@ def test_a_fork_where_a_deal_is_due_deals_afresh(
 
 
 @pytest.mark.parametrize(("at", "refusal"), [(3, "had not started"), (9999, "has no event")])
-def test_a_fork_needs_a_started_game_and_an_event_that_exists(
+async def test_a_fork_needs_a_started_game_and_an_event_that_exists(
     sqlite_store: EventStore, service_logs: Logs, at: int, refusal: str
 ) -> None:
-    load_into_store(sqlite_store, service_logs["crazy8s"], "original")
+    await load_into_store(sqlite_store, service_logs["crazy8s"], "original")
     with pytest.raises(ForkError, match=refusal):
-        fork_game(sqlite_store, "original", at)
+        await fork_game(sqlite_store, "original", at)
 
 
-def test_a_finished_game_cannot_be_forked_at_its_end(
+async def test_a_finished_game_cannot_be_forked_at_its_end(
     sqlite_store: EventStore, service_logs: Logs
 ) -> None:
     events = service_logs["crazy8s"]
-    load_into_store(sqlite_store, events, "original")
+    await load_into_store(sqlite_store, events, "original")
     with pytest.raises(ForkError, match="is over"):
-        fork_game(sqlite_store, "original", events[-2].seq)
+        await fork_game(sqlite_store, "original", events[-2].seq)
 
 
-def test_the_fork_command_prints_the_table_and_the_seat_tokens(
+async def test_the_fork_command_prints_the_table_and_the_seat_tokens(
     sqlite_store: EventStore, service_logs: Logs, tmp_path: Path
 ) -> None:
     events = service_logs["hearts"]
-    load_into_store(sqlite_store, events, "original")
+    await load_into_store(sqlite_store, events, "original")
     at = mid_hand_action(events, 30).seq
     command = [sys.executable, "-m", "parlour.cli", "fork", "original", "--at", str(at)]
     command += ["--seat-kind", "person,bot,bot:easy,bot", "--database-url", sqlite_store.url]
@@ -131,4 +128,4 @@ def test_the_fork_command_prints_the_table_and_the_seat_tokens(
     assert f"a fork of table original after event {at}" in lines[0]
     assert lines[-4].startswith("seat 0: person, seat token ")
     assert lines[-3:] == ["seat 1: bot", "seat 2: bot (easy)", "seat 3: bot"]
-    assert sqlite_store.get_table(table_id).seat_rows[0].kind == "person"
+    assert (await sqlite_store.get_table(table_id)).seat_rows[0].kind == "person"

@@ -44,7 +44,7 @@ async def running(tmp_path: Path) -> AsyncIterator[Running]:
         await channel.close()
         await server.stop(0)
         await notifier.stop()
-        store.close()
+        await store.close()
 
 
 async def get_replay(
@@ -62,21 +62,22 @@ def told(response: replay_pb2.GetReplayResponse) -> set[str]:
     return cards_in("\n".join(f"{e.payload_json}\n{e.text}" for e in response.events))
 
 
-def public_so_far(running: Running, table_id: str) -> set[str]:
+async def public_so_far(running: Running, table_id: str) -> set[str]:
     shown: set[str] = set()
-    for step in replay(running.store.read(table_id)):
+    for step in replay(await running.store.read(table_id)):
         if step.state is not None:
             shown |= public_cards(step.state.view(None))
     return shown
 
 
-def check_cut_to(running: Running, played: Played, seat: int | None, answer: object) -> None:
+async def check_cut_to(running: Running, played: Played, seat: int | None, answer: object) -> None:
     assert isinstance(answer, replay_pb2.GetReplayResponse)
-    state = fold(running.store.read(played.table_id)).state
+    state = fold(await running.store.read(played.table_id)).state
     assert state is not None and not state.is_over
     assert not answer.finished and not answer.complete
     assert all(event.digest == "" for event in answer.events)
-    leaked = (told(answer) - public_so_far(running, played.table_id)) & hidden_from(state, seat)
+    public = await public_so_far(running, played.table_id)
+    leaked = (told(answer) - public) & hidden_from(state, seat)
     assert not leaked, f"seat {seat} was shown {leaked}"
 
 
@@ -101,15 +102,15 @@ async def test_a_game_in_progress_shows_each_seat_only_what_it_could_see(
         done = checkpoint
         for seat in range(seats):
             answer = await get_replay(running, played.table_id, seat, played.seat_tokens[seat])
-            check_cut_to(running, played, seat, answer)
+            await check_cut_to(running, played, seat, answer)
             if checkpoint == 0:
                 # not vacuous: the seat does get its own cards of the first deal
-                state = fold(running.store.read(played.table_id)).state
+                state = fold(await running.store.read(played.table_id)).state
                 assert state is not None
                 deal = next(e for e in answer.events if e.type == CARDS_DEALT)
                 own = json.loads(deal.payload_json)["own_cards"]
                 assert sorted(own) == sorted(str(card) for card in state.hand(seat))
-        check_cut_to(running, played, None, await get_replay(running, played.table_id))
+        await check_cut_to(running, played, None, await get_replay(running, played.table_id))
 
 
 async def test_other_seats_hearts_passes_lose_their_card(running: Running) -> None:
@@ -128,7 +129,7 @@ async def test_a_finished_games_whole_log_is_given_to_anyone(running: Running) -
     played = await seat_table(app, "hearts", 4)
     await play_moves(app, played, random.Random(5), 1_000_000)
     answer = await get_replay(running, played.table_id)
-    stored = running.store.read(played.table_id)
+    stored = await running.store.read(played.table_id)
     assert answer.finished and answer.complete
     assert answer.status == lobby_pb2.TABLE_STATUS_FINISHED
     assert answer.version == stored[-1].seq

@@ -10,49 +10,53 @@ from dataclasses import dataclass, field
 
 from parlour.client import ParlourClient, Seat
 from parlour.engine.cards import Card
+from parlour.service.database import open_store, upgrade_head
 from parlour.service.fold import Folded, fold
 from parlour.service.grpc_server import GameServer, build_server
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.store import EventStore
 from parlour.v1 import play_pb2
+from tests.dblog import DbLog
 
 
 @dataclass
 class Service:
-    """A game service listening on a free port, with a client and its store."""
+    """A game service listening on a free port, with a client, its store and the
+    database read directly (``log``, the ground truth)."""
 
     store: EventStore
     server: GameServer
     notifier: Notifier
     client: ParlourClient
+    log: DbLog
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.server.port}"
 
     def event_count(self, table_id: str) -> int:
-        return self.store.last_seq(table_id)
+        return self.log.last_seq(table_id)
 
 
 @asynccontextmanager
 async def running_service(
     url: str, *, migrate: bool = True, worker_token: str | None = None
 ) -> AsyncIterator[Service]:
-    store = EventStore(url)
     if migrate:
-        store.migrate()
+        upgrade_head(url)
+    store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
     server = await build_server("127.0.0.1:0", store, notifier, worker_token=worker_token)
     await server.start()
     client = ParlourClient(f"127.0.0.1:{server.port}")
     try:
-        yield Service(store, server, notifier, client)
+        yield Service(store, server, notifier, client, DbLog(url))
     finally:
         await client.close()
         await server.stop(0)
         await notifier.stop()
-        store.close()
+        await store.close()
 
 
 @dataclass
@@ -89,14 +93,14 @@ async def seated_table(
 class Truth:
     """The real game, folded straight from the store: what each seat really holds."""
 
-    store: EventStore
+    log: DbLog
     table_id: str
     folded: Folded = field(default_factory=Folded)
 
     def at(self, version: int) -> Folded:
         if version < self.folded.seq:
             self.folded = Folded()
-        fold(self.store.read(self.table_id, self.folded.seq, version), self.folded)
+        fold(self.log.read(self.table_id, self.folded.seq, version), self.folded)
         return self.folded
 
 

@@ -19,9 +19,10 @@ from parlour.engine.crazy8s import CrazyEights
 from parlour.engine.hearts import HeartsState
 from parlour.engine.kaiser import KaiserState
 from parlour.service import convert
+from parlour.service.database import open_store, upgrade_head
 from parlour.service.grpc_server import build_server
 from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore, SeatRow, TableRow
+from parlour.service.store import SeatRow, TableRow
 from parlour.v1 import (
     catalogue_pb2,
     catalogue_pb2_grpc,
@@ -30,6 +31,7 @@ from parlour.v1 import (
     play_pb2,
     play_pb2_grpc,
 )
+from tests.dblog import DbLog
 from tests.engine.test_results import play_first_legal
 
 WORKER_TOKEN = "the-workers-secret"
@@ -42,16 +44,16 @@ class Stubs:
     catalogue: catalogue_pb2_grpc.CatalogueServiceAsyncStub
     lobby: lobby_pb2_grpc.LobbyServiceAsyncStub
     play: play_pb2_grpc.PlayServiceAsyncStub
-    store: EventStore
+    log: DbLog
 
     def events(self, table_id: str) -> int:
-        return self.store.last_seq(table_id)
+        return self.log.last_seq(table_id)
 
 
 @pytest.fixture
 async def stubs(sqlite_url: str) -> AsyncIterator[Stubs]:
-    store = EventStore(sqlite_url)
-    store.migrate()
+    upgrade_head(sqlite_url)
+    store = open_store(sqlite_url)
     notifier = make_notifier(store)
     await notifier.start()
     server = await build_server(
@@ -65,13 +67,13 @@ async def stubs(sqlite_url: str) -> AsyncIterator[Stubs]:
             catalogue_pb2_grpc.CatalogueServiceStub(channel),
             lobby_pb2_grpc.LobbyServiceStub(channel),
             play_pb2_grpc.PlayServiceStub(channel),
-            store,
+            DbLog(sqlite_url),
         )
     finally:
         await channel.close()
         await server.stop(0)
         await notifier.stop()
-        store.close()
+        await store.close()
 
 
 def seat_token(token: str) -> tuple[tuple[str, str], ...]:

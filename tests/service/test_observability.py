@@ -56,7 +56,8 @@ async def test_after_a_few_moves_the_act_counter_and_latency_histogram_moved(
     async with running_service(sqlite_url) as service:
         watch_store(service.store)
         table = await seated_table(service.client, "wizard", 3, {"rounds": "5"})
-        before = scrape(metrics_url)
+        # scraped off the event loop, as Prometheus does: the store counts its tables there
+        before = await asyncio.to_thread(scrape, metrics_url)
         rng = random.Random(7)
         moves = 0
         for _ in range(6):
@@ -69,7 +70,7 @@ async def test_after_a_few_moves_the_act_counter_and_latency_histogram_moved(
         idle = next(s for s in table.seats if s.seat not in now.view.to_act)
         with pytest.raises(ParlourError):  # out of turn: refused
             await idle.act(1, expected_version=now.version)
-        after = scrape(metrics_url)
+        after = await asyncio.to_thread(scrape, metrics_url)
 
     def moved(name: str, **labels: str) -> float:
         return value(after, name, **labels) - value(before, name, **labels)
@@ -91,10 +92,8 @@ async def test_after_a_few_moves_the_act_counter_and_latency_histogram_moved(
     assert sorted(refusals.values()) == [1.0], refusals
     assert moved("parlour_rpc_requests_total", method="PlayService/Act", code="OK") == moves
     assert value(after, "parlour_tables", status="playing") >= 1
-    assert (
-        "parlour_db_pool_connections",
-        frozenset({("pool", "sqlalchemy"), ("state", "idle")}),
-    ) in after
+    assert value(after, "parlour_db_pool_connections", state="budget") >= 1
+    assert ("parlour_db_pool_connections", frozenset({("state", "in_use")})) in after
 
 
 async def test_every_rpc_is_logged_with_its_table_seat_request_id_and_status(

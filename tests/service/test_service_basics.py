@@ -88,7 +88,7 @@ async def test_a_table_seats_exactly_what_the_host_set_up(sqlite_url: str) -> No
         assert await service.client.list_tables(game="hearts") == []
         assert await service.client.list_tables(status="playing") == []
         # tokens are stored only as hashes
-        row = service.store.get_table(table.table_id)
+        row = service.log.table(table.table_id)
         assert hosted.seat_token not in repr(row) and hosted.host_token not in repr(row)
 
 

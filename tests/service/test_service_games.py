@@ -31,14 +31,14 @@ async def test_a_full_game_plays_to_the_end_through_the_contract(
         assert started.status == lobby_pb2.TABLE_STATUS_PLAYING
         assert started.seat_count == seats
 
-        truth = Truth(service.store, table.table_id)
+        truth = Truth(service.log, table.table_id)
         final = await play_randomly(table, random.Random(f"{game}{seats}"), truth=truth)
 
         assert final.is_over and final.winners
         assert final.table_status == lobby_pb2.TABLE_STATUS_FINISHED
         finished = await service.client.get_table(table.table_id)
         assert finished.status == lobby_pb2.TABLE_STATUS_FINISHED
-        events = service.store.read(table.table_id)
+        events = service.log.read(table.table_id)
         assert events[-1].type == "GameFinished"
         assert events[-1].payload["winners"] == list(final.winners)
         assert events[-1].payload["scores"] == list(final.scores)

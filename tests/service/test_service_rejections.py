@@ -70,7 +70,7 @@ class Hearts:
 async def hearts_table(url: str) -> AsyncIterator[Hearts]:
     async with running_service(url) as service:
         table = await seated_table(service.client, "hearts", 4)
-        yield Hearts(service, table, Truth(service.store, table.table_id))
+        yield Hearts(service, table, Truth(service.log, table.table_id))
 
 
 def playing(state: GameState) -> bool:

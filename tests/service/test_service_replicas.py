@@ -24,10 +24,11 @@ import grpc
 import pytest
 
 from parlour.client import ParlourClient, ParlourError, RetryPolicy
+from parlour.service.database import open_store, upgrade_head
 from parlour.service.grpc_server import GameServer, build_server
 from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore
 from parlour.v1 import play_pb2
+from tests.dblog import DbLog
 from tests.service.harness import Table, seated_table
 
 pytestmark = pytest.mark.postgres
@@ -176,18 +177,18 @@ async def test_a_watch_resumes_on_another_replica_when_its_replica_dies(
 
 
 @asynccontextmanager
-async def two_servers(url: str) -> AsyncIterator[tuple[ParlourClient, ParlourClient, EventStore]]:
+async def two_servers(url: str) -> AsyncIterator[tuple[ParlourClient, ParlourClient, DbLog]]:
     """Two in-process replicas (separate caches, separate stores) on one database."""
-    async with two_replicas(url) as (clients, _, store):
-        yield clients[0], clients[1], store
+    async with two_replicas(url) as (clients, _, log):
+        yield clients[0], clients[1], log
 
 
 @asynccontextmanager
 async def two_replicas(
     url: str,
-) -> AsyncIterator[tuple[list[ParlourClient], list[GameServer], EventStore]]:
-    stores = [EventStore(url), EventStore(url)]
-    stores[0].migrate()
+) -> AsyncIterator[tuple[list[ParlourClient], list[GameServer], DbLog]]:
+    upgrade_head(url)
+    stores = [open_store(url), open_store(url)]
     notifiers = [make_notifier(store) for store in stores]
     servers = []
     for store, notifier in zip(stores, notifiers, strict=True):
@@ -197,7 +198,7 @@ async def two_replicas(
         servers.append(server)
     clients = [ParlourClient(f"127.0.0.1:{server.port}") for server in servers]
     try:
-        yield clients, servers, stores[0]
+        yield clients, servers, DbLog(url)
     finally:
         for client, server, notifier, store in zip(
             clients, servers, notifiers, stores, strict=True
@@ -205,7 +206,7 @@ async def two_replicas(
             await client.close()
             await server.stop(0)
             await notifier.stop()
-            store.close()
+            await store.close()
 
 
 async def test_two_clients_racing_the_same_move_apply_it_exactly_once(postgres_url: str) -> None:

@@ -1,8 +1,10 @@
-"""The event store's contract, run against every backend.
+"""The event store's contract, run against every implementation.
 
-:class:`RecorderContract` holds the tests; :class:`TestSQLiteStore` and
-:class:`TestPostgresStore` run them on an SQLite file and on a fresh Postgres
-database (see ``tests/conftest.py``), and add what only one backend has.
+:class:`RecorderContract` holds the tests (after the ``eventsourcing``
+library's recorder tests); :class:`TestSQLiteStore` runs them on
+``SqliteEventStore`` over an SQLite file and :class:`TestPostgresStore` on
+``PostgresEventStore`` over a fresh Postgres database (see
+``tests/conftest.py``), each adding what only its backend has.
 """
 
 from __future__ import annotations
@@ -11,20 +13,26 @@ import asyncio
 import os
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from functools import partial
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any
 
+import grpc
 import psycopg
 import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
+from parlour.service.database import (
+    downgrade_base,
+    libpq_url,
+    normalize_url,
+    open_store,
+    upgrade_head,
+)
+from parlour.service.grpc_server import status_for
 from parlour.service.notify import PostgresNotifier, make_notifier
 from parlour.service.store import (
     ConcurrencyConflict,
@@ -32,13 +40,13 @@ from parlour.service.store import (
     EventStore,
     NewEvent,
     SeatRow,
+    StoreUnavailable,
     TableRow,
     UnknownTable,
-    downgrade_base,
-    normalize_url,
-    upgrade_head,
 )
+from parlour.service.store_pg import PostgresEventStore
 from parlour.service.store_schema import metadata
+from parlour.service.store_sqlite import SqliteEventStore
 
 ROOT = Path(__file__).resolve().parents[2]
 STORE_TABLES = {"events", "tables", "seats", "bot_leases"}
@@ -50,14 +58,14 @@ def hosted(table_id: str = "t1", game: str = "wizard", status: str = "open") -> 
         game=game,
         seats=3,
         options={"rounds": 10, "canadian": False, "nested": {"list": [1, "two", None]}},
-        status=status,
+        status=status,  # type: ignore[arg-type]
         host_token_hash="ab" * 32,
         version=0,
         name=f"{game} table",
         seat_rows=(
-            SeatRow(0, "person", player_name="Ada", token_hash="cd" * 32, occupied=True),
-            SeatRow(1, "bot", bot_level="easy", player_name="Bot 1", occupied=True),
-            SeatRow(2, "person"),
+            SeatRow(0, "person", player_name="Ada", token_hash="cd" * 32, occupied=True),  # type: ignore[arg-type]
+            SeatRow(1, "bot", bot_level="easy", player_name="Bot 1", occupied=True),  # type: ignore[arg-type]
+            SeatRow(2, "person"),  # type: ignore[arg-type]
         ),
     )
 
@@ -77,19 +85,9 @@ def schema_tables(url: str) -> set[str]:
         engine.dispose()
 
 
-def race(racers: list[Callable[[], Any]]) -> list[Any]:
-    """Run the racers in threads released together; each result is a value or the exception."""
-    barrier = threading.Barrier(len(racers))
-
-    def run(racer: Callable[[], Any]) -> Any:
-        barrier.wait()
-        try:
-            return racer()
-        except Exception as error:
-            return error
-
-    with ThreadPoolExecutor(len(racers)) as pool:
-        return list(pool.map(run, racers))
+async def race(racers: list[Awaitable[Any]]) -> list[Any]:
+    """Run the racers at once; each result is a value or the exception."""
+    return list(await asyncio.gather(*racers, return_exceptions=True))
 
 
 class RecorderContract:
@@ -100,22 +98,24 @@ class RecorderContract:
         raise NotImplementedError
 
     @pytest.fixture
-    def store(self, url: str) -> Iterator[EventStore]:
-        store = EventStore(url)
-        store.migrate()
+    async def store(self, url: str) -> AsyncIterator[EventStore]:
+        upgrade_head(url)
+        store = open_store(url, connections=4)
         yield store
-        store.close()
+        await store.close()
 
     @pytest.fixture
-    def replica(self, url: str, store: EventStore) -> Iterator[EventStore]:
+    async def replica(self, url: str, store: EventStore) -> AsyncIterator[EventStore]:
         """A second store over the same database, as another replica would hold."""
-        other = EventStore(url)
+        other = open_store(url, connections=4)
         yield other
-        other.close()
+        await other.close()
 
     # --- migrations -------------------------------------------------------------------
 
-    def test_migrations_upgrade_an_empty_database_and_downgrade_it_back(self, url: str) -> None:
+    async def test_migrations_upgrade_an_empty_database_and_downgrade_it_back(
+        self, url: str
+    ) -> None:
         assert schema_tables(url) == set()
         upgrade_head(url)
         assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
@@ -125,7 +125,9 @@ class RecorderContract:
         upgrade_head(url)  # at head already: nothing to do
         assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
 
-    def test_migrations_build_exactly_the_schema_the_store_uses(self, store: EventStore) -> None:
+    async def test_migrations_build_exactly_the_schema_the_store_uses(
+        self, store: EventStore
+    ) -> None:
         engine = sa.create_engine(normalize_url(store.url), poolclass=sa.pool.NullPool)
         with engine.connect() as conn:
             context = MigrationContext.configure(conn, opts={"compare_type": True})
@@ -134,241 +136,264 @@ class RecorderContract:
 
     # --- events -----------------------------------------------------------------------
 
-    def test_a_table_and_its_events_round_trip_with_json_payloads(self, store: EventStore) -> None:
-        created = store.create_table(hosted(), [TABLE_HOSTED])
-        appended = store.append(
+    async def test_a_table_and_its_events_round_trip_with_json_payloads(
+        self, store: EventStore
+    ) -> None:
+        created = await store.create_table(hosted(), [TABLE_HOSTED])
+        appended = await store.append(
             "t1", 1, [action(0, "play QS"), NewEvent("Odd", {"a": [{"b": 1.5}]})]
         )
         assert [e.seq for e in created + appended] == [1, 2, 3]
-        read = store.read("t1")
+        read = await store.read("t1")
         assert read == created + appended
         assert read[0].payload == {"game": "wizard", "seats": 3, "name": "Ünïcode ♠"}
         assert read[1].digest == "after play QS"
         assert read[2].payload == {"a": [{"b": 1.5}]}
         assert read[0].created_at.tzinfo is not None
-        assert store.last_seq("t1") == 3
-        assert store.last_seq("nobody") == 0
+        assert await store.last_seq("t1") == 3
+        assert await store.last_seq("nobody") == 0
 
-    def test_read_returns_the_events_after_after_seq_up_to_upto_seq(
+    async def test_read_returns_the_events_after_after_seq_up_to_upto_seq(
         self, store: EventStore
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
-        store.append("t1", 1, [action(0, f"bid {n}") for n in range(5)])
-        assert [e.seq for e in store.read("t1", after_seq=4)] == [5, 6]
-        assert [e.seq for e in store.read("t1", after_seq=1, upto_seq=3)] == [2, 3]
-        assert store.read("t1", after_seq=6) == []
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        await store.append("t1", 1, [action(0, f"bid {n}") for n in range(5)])
+        assert [e.seq for e in await store.read("t1", after_seq=4)] == [5, 6]
+        assert [e.seq for e in await store.read("t1", after_seq=1, upto_seq=3)] == [2, 3]
+        assert await store.read("t1", after_seq=6) == []
 
-    def test_append_at_a_taken_seq_raises_concurrency_conflict_and_writes_nothing(
+    async def test_append_at_a_taken_seq_raises_concurrency_conflict_and_writes_nothing(
         self, store: EventStore
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
-        store.append("t1", 1, [action(0, "play QS")])
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        await store.append("t1", 1, [action(0, "play QS")])
         # seq 2 is taken, seq 3 is free: the whole append must still fail
         with pytest.raises(ConcurrencyConflict) as raised:
-            store.append(
+            await store.append(
                 "t1", 1, [action(1, "play KS"), action(2, "play AS")], table_status="playing"
             )
         assert raised.value.__cause__ is not None  # translated, not swallowed
-        assert [e.payload["action"] for e in store.read("t1", 1)] == ["play QS"]
-        table = store.get_table("t1")
+        assert [e.payload["action"] for e in await store.read("t1", 1)] == ["play QS"]
+        table = await store.get_table("t1")
         assert (table.version, table.status) == (2, "open")
 
-    def test_append_beyond_the_last_seq_raises_concurrency_conflict(
+    async def test_append_beyond_the_last_seq_raises_concurrency_conflict(
         self, store: EventStore
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
+        await store.create_table(hosted(), [TABLE_HOSTED])
         with pytest.raises(ConcurrencyConflict):
-            store.append("t1", 5, [action(0, "play QS")])
-        assert store.last_seq("t1") == 1
+            await store.append("t1", 5, [action(0, "play QS")])
+        assert await store.last_seq("t1") == 1
 
-    def test_append_to_an_unknown_game_raises_unknown_table(self, store: EventStore) -> None:
+    async def test_append_to_an_unknown_game_raises_unknown_table(self, store: EventStore) -> None:
         with pytest.raises(UnknownTable):
-            store.append("nobody", 0, [action(0, "play QS")])
-        assert store.read("nobody") == []
+            await store.append("nobody", 0, [action(0, "play QS")])
+        assert await store.read("nobody") == []
 
-    def test_hosting_a_taken_table_id_raises_concurrency_conflict(self, store: EventStore) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
+    async def test_hosting_a_taken_table_id_raises_concurrency_conflict(
+        self, store: EventStore
+    ) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
         with pytest.raises(ConcurrencyConflict):
-            store.create_table(hosted(game="hearts"), [TABLE_HOSTED])
-        assert store.get_table("t1").game == "wizard"
+            await store.create_table(hosted(game="hearts"), [TABLE_HOSTED])
+        assert (await store.get_table("t1")).game == "wizard"
 
     @pytest.mark.parametrize("writers_on", ["one store", "two replicas"])
-    def test_two_writers_racing_for_the_same_seq_exactly_one_wins(
+    async def test_two_writers_racing_for_the_same_seq_exactly_one_wins(
         self, store: EventStore, replica: EventStore, writers_on: str
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
+        await store.create_table(hosted(), [TABLE_HOSTED])
         second = store if writers_on == "one store" else replica
         for seq in range(1, 21):
-            results = race(
+            results = await race(
                 [
-                    partial(store.append, "t1", seq, [action(0, "play QS")]),
-                    partial(second.append, "t1", seq, [action(1, "play KS")]),
+                    store.append("t1", seq, [action(0, "play QS")]),
+                    second.append("t1", seq, [action(1, "play KS")]),
                 ]
             )
             won = [r for r in results if isinstance(r, list)]
             lost = [r for r in results if not isinstance(r, list)]
             assert len(won) == 1, results
             assert len(lost) == 1 and isinstance(lost[0], ConcurrencyConflict), results
-        assert [e.seq for e in store.read("t1")] == list(range(1, 22))
-        assert store.get_table("t1").version == 21
+        assert [e.seq for e in await store.read("t1")] == list(range(1, 22))
+        assert (await store.get_table("t1")).version == 21
 
-    def test_writers_on_different_games_do_not_block_each_other_out(
+    async def test_writers_on_different_games_do_not_block_each_other_out(
         self, store: EventStore, replica: EventStore
     ) -> None:
         games = [f"g{n}" for n in range(4)]
         for game_id in games:
-            store.create_table(hosted(game_id), [TABLE_HOSTED])
+            await store.create_table(hosted(game_id), [TABLE_HOSTED])
 
-        def play(game_id: str, writer: EventStore) -> int:
+        async def play(game_id: str, writer: EventStore) -> int:
             for seq in range(1, 16):
-                writer.append(game_id, seq, [action(0, "draw")])
-            return writer.last_seq(game_id)
+                await writer.append(game_id, seq, [action(0, "draw")])
+            return await writer.last_seq(game_id)
 
         writers = [store, replica, store, replica]
-        results = race([partial(play, g, w) for g, w in zip(games, writers, strict=True)])
+        results = await race([play(g, w) for g, w in zip(games, writers, strict=True)])
         assert results == [16, 16, 16, 16]
 
-    def test_a_repeated_request_id_raises_duplicate_request_with_the_first_seq(
+    async def test_a_repeated_request_id_raises_duplicate_request_with_the_first_seq(
         self, store: EventStore
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
-        store.append("t1", 1, [action(0, "play QS"), action(1, "play KS")], request_id="req-1")
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        await store.append(
+            "t1", 1, [action(0, "play QS"), action(1, "play KS")], request_id="req-1"
+        )
         with pytest.raises(DuplicateRequest) as same_version:
-            store.append("t1", 1, [action(0, "play QS")], request_id="req-1")
+            await store.append("t1", 1, [action(0, "play QS")], request_id="req-1")
         with pytest.raises(DuplicateRequest) as later_version:
-            store.append("t1", 3, [action(0, "play QS")], request_id="req-1")
+            await store.append("t1", 3, [action(0, "play QS")], request_id="req-1")
         assert same_version.value.first_seq == later_version.value.first_seq == 2
-        assert store.find_request("t1", "req-1") == 2
-        assert store.find_request("t1", "req-2") is None
-        assert [e.request_id for e in store.read("t1")] == [None, "req-1", None]
+        assert await store.find_request("t1", "req-1") == 2
+        assert await store.find_request("t1", "req-2") is None
+        assert [e.request_id for e in await store.read("t1")] == [None, "req-1", None]
         # the same request id on another game is another request
-        store.create_table(hosted("t2"), [TABLE_HOSTED])
-        assert store.append("t2", 1, [action(0, "play QS")], request_id="req-1")[0].seq == 2
+        await store.create_table(hosted("t2"), [TABLE_HOSTED])
+        assert (await store.append("t2", 1, [action(0, "play QS")], request_id="req-1"))[0].seq == 2
 
     # --- projections ------------------------------------------------------------------
 
-    def test_the_append_moves_version_status_and_seats_in_its_transaction(
+    async def test_the_append_moves_version_status_and_seats_in_its_transaction(
         self, store: EventStore
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
+        await store.create_table(hosted(), [TABLE_HOSTED])
         taken = SeatRow(2, "person", player_name="Grace", token_hash="ef" * 32, occupied=True)
-        store.append("t1", 1, [NewEvent("SeatTaken", {"seat": 2})], seat_updates=[taken])
-        store.append("t1", 2, [NewEvent("GameStarted", {})], table_status="playing")
-        table = store.get_table("t1")
+        await store.append("t1", 1, [NewEvent("SeatTaken", {"seat": 2})], seat_updates=[taken])
+        await store.append("t1", 2, [NewEvent("GameStarted", {})], table_status="playing")
+        table = await store.get_table("t1")
         assert (table.version, table.status) == (3, "playing")
         assert table.seat_rows[2] == taken
         assert table.seat_rows[0].player_name == "Ada"
         assert table.updated_at >= table.created_at
 
-    def test_a_conflicting_append_leaves_the_projections_alone(self, store: EventStore) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
-        store.append("t1", 1, [action(0, "play QS")])
-        before = store.get_table("t1")
+    async def test_a_conflicting_append_leaves_the_projections_alone(
+        self, store: EventStore
+    ) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        await store.append("t1", 1, [action(0, "play QS")])
+        before = await store.get_table("t1")
         with pytest.raises(ConcurrencyConflict):
-            store.append(
+            await store.append(
                 "t1",
                 1,
                 [NewEvent("SeatLeft", {"seat": 0})],
                 table_status="finished",
                 seat_updates=[SeatRow(0, "person")],
             )
-        assert store.get_table("t1") == before
+        assert await store.get_table("t1") == before
 
-    def test_create_table_records_the_table_its_seats_and_version(self, store: EventStore) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED, NewEvent("SeatTaken", {"seat": 0})])
-        table = store.get_table("t1")
+    async def test_create_table_records_the_table_its_seats_and_version(
+        self, store: EventStore
+    ) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED, NewEvent("SeatTaken", {"seat": 0})])
+        table = await store.get_table("t1")
         assert table.version == 2
         assert table.options == hosted().options
         assert table.seat_rows == hosted().seat_rows
         assert (table.game, table.seats, table.name) == ("wizard", 3, "wizard table")
 
-    def test_get_table_of_an_unknown_id_raises_unknown_table(self, store: EventStore) -> None:
+    async def test_get_table_of_an_unknown_id_raises_unknown_table(self, store: EventStore) -> None:
         with pytest.raises(UnknownTable):
-            store.get_table("nobody")
+            await store.get_table("nobody")
 
-    def test_list_tables_filters_by_status_and_game(self, store: EventStore) -> None:
-        store.create_table(hosted("a", "wizard", "open"), [TABLE_HOSTED])
-        store.create_table(hosted("b", "hearts", "open"), [TABLE_HOSTED])
-        store.create_table(hosted("c", "wizard", "playing"), [TABLE_HOSTED])
-        store.create_table(hosted("d", "wizard", "open"), [TABLE_HOSTED])
-        assert {t.table_id for t in store.list_tables()} == {"a", "b", "c", "d"}
-        assert {t.table_id for t in store.list_tables(status="open")} == {"a", "b", "d"}
-        assert {t.table_id for t in store.list_tables(game="wizard")} == {"a", "c", "d"}
-        assert [t.table_id for t in store.list_tables("open", "wizard")] == [
+    async def test_list_tables_filters_by_status_and_game(self, store: EventStore) -> None:
+        await store.create_table(hosted("a", "wizard", "open"), [TABLE_HOSTED])
+        await store.create_table(hosted("b", "hearts", "open"), [TABLE_HOSTED])
+        await store.create_table(hosted("c", "wizard", "playing"), [TABLE_HOSTED])
+        await store.create_table(hosted("d", "wizard", "open"), [TABLE_HOSTED])
+        assert {t.table_id for t in await store.list_tables()} == {"a", "b", "c", "d"}
+        assert {t.table_id for t in await store.list_tables(status="open")} == {"a", "b", "d"}
+        assert {t.table_id for t in await store.list_tables(game="wizard")} == {"a", "c", "d"}
+        assert [t.table_id for t in (await store.list_tables("open", "wizard"))] == [
             "d",
             "a",
         ]  # newest first
-        assert len(store.list_tables(limit=2)) == 2
-        assert all(len(t.seat_rows) == 3 for t in store.list_tables())
-
-    def test_update_seats_replaces_the_seat_rows(self, store: EventStore) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
-        store.update_seats("t1", [SeatRow(1, "person"), SeatRow(3, "bot", bot_level="hard")])
-        seats = store.get_table("t1").seat_rows
-        assert [s.seat for s in seats] == [0, 1, 2, 3]
-        assert seats[1] == SeatRow(1, "person")
-        assert seats[3].bot_level == "hard"
-        with pytest.raises(UnknownTable):
-            store.update_seats("nobody", [SeatRow(0, "person")])
+        assert len(await store.list_tables(limit=2)) == 2
+        assert all(len(t.seat_rows) == 3 for t in await store.list_tables())
 
     # --- bot leases -------------------------------------------------------------------
 
-    def test_two_workers_claiming_the_same_bot_turn_only_one_gets_it(
+    async def test_two_workers_claiming_the_same_bot_turn_only_one_gets_it(
         self, store: EventStore
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
+        await store.create_table(hosted(), [TABLE_HOSTED])
         for version in range(1, 11):
-            results = race(
+            results = await race(
                 [
-                    partial(store.claim_bot_turn, "w1", 30, [("t1", 1, version)]),
-                    partial(store.claim_bot_turn, "w2", 30, [("t1", 1, version)]),
+                    store.claim_bot_turn("w1", 30, [("t1", 1, version)]),
+                    store.claim_bot_turn("w2", 30, [("t1", 1, version)]),
                 ]
             )
             assert sorted(results, key=repr) == [("t1", 1, version), None], results
-            store.release_lease("t1", 1)
+            await store.release_lease("t1", 1)
 
-    def test_a_worker_passes_over_a_leased_turn_to_the_next_candidate(
+    async def test_a_worker_passes_over_a_leased_turn_to_the_next_candidate(
         self, store: EventStore
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
-        store.create_table(hosted("t2"), [TABLE_HOSTED])
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        await store.create_table(hosted("t2"), [TABLE_HOSTED])
         candidates = [("t1", 1, 1), ("t2", 1, 1)]
-        assert store.claim_bot_turn("w1", 30, candidates) == ("t1", 1, 1)
-        assert store.claim_bot_turn("w2", 30, candidates) == ("t2", 1, 1)
-        assert store.claim_bot_turn("w3", 30, candidates) is None
+        assert await store.claim_bot_turn("w1", 30, candidates) == ("t1", 1, 1)
+        assert await store.claim_bot_turn("w2", 30, candidates) == ("t2", 1, 1)
+        assert await store.claim_bot_turn("w3", 30, candidates) is None
         # the holder renews its own lease; releasing frees it for anyone
-        assert store.claim_bot_turn("w1", 30, candidates) == ("t1", 1, 1)
-        store.release_lease("t1", 1)
-        assert store.claim_bot_turn("w3", 30, candidates) == ("t1", 1, 1)
+        assert await store.claim_bot_turn("w1", 30, candidates) == ("t1", 1, 1)
+        await store.release_lease("t1", 1)
+        assert await store.claim_bot_turn("w3", 30, candidates) == ("t1", 1, 1)
 
-    def test_an_expired_lease_can_be_taken_over(self, store: EventStore) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
-        assert store.claim_bot_turn("w1", 0.05, [("t1", 1, 1)]) == ("t1", 1, 1)
-        assert store.claim_bot_turn("w2", 30, [("t1", 1, 1)]) is None
-        time.sleep(0.1)
-        assert store.claim_bot_turn("w2", 30, [("t1", 1, 1)]) == ("t1", 1, 1)
-        assert store.claim_bot_turn("w1", 30, [("t1", 1, 1)]) is None
+    async def test_an_expired_lease_can_be_taken_over(self, store: EventStore) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        assert await store.claim_bot_turn("w1", 0.05, [("t1", 1, 1)]) == ("t1", 1, 1)
+        assert await store.claim_bot_turn("w2", 30, [("t1", 1, 1)]) is None
+        await asyncio.sleep(0.1)
+        assert await store.claim_bot_turn("w2", 30, [("t1", 1, 1)]) == ("t1", 1, 1)
+        assert await store.claim_bot_turn("w1", 30, [("t1", 1, 1)]) is None
 
-    def test_bot_turn_candidates_are_the_bot_seats_of_tables_in_play(
+    async def test_bot_turn_candidates_are_the_bot_seats_of_tables_in_play(
         self, store: EventStore
     ) -> None:
-        store.create_table(hosted("open"), [TABLE_HOSTED])
-        store.create_table(hosted("playing", status="playing"), [TABLE_HOSTED])
-        assert store.bot_turn_candidates() == [("playing", 1, 1)]
+        await store.create_table(hosted("open"), [TABLE_HOSTED])
+        await store.create_table(hosted("playing", status="playing"), [TABLE_HOSTED])
+        assert await store.bot_turn_candidates() == [("playing", 1, 1)]
+
+    # --- the connection budget ---------------------------------------------------------
+
+    async def test_calls_beyond_the_connection_budget_wait_their_turn(self, url: str) -> None:
+        upgrade_head(url)
+        store = open_store(url, connections=2)
+        try:
+            await store.create_table(hosted(), [TABLE_HOSTED])
+            reads = await asyncio.gather(*(store.read("t1") for _ in range(20)))
+            assert all(len(events) == 1 for events in reads)
+            stats = store.stats()
+            assert stats["connections"] == 2
+            assert 1 <= stats["open"] <= 2 and stats["in_use"] == 0
+        finally:
+            await store.close()
+
+    def test_the_budget_comes_from_the_environment_when_not_given(
+        self, url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "3")
+        assert open_store(url).stats()["connections"] == 3
+        assert open_store(url, connections=5).stats()["connections"] == 5
+        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "0")
+        with pytest.raises(ValueError):
+            open_store(url)
 
     # --- waking waiters ---------------------------------------------------------------
 
-    async def test_a_waiter_is_woken_by_an_append_from_a_worker_thread(
-        self, store: EventStore
-    ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
+    async def test_a_waiter_is_woken_by_an_append_of_its_store(self, store: EventStore) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
         notifier = make_notifier(store)
         await notifier.start()
         try:
             waiting = asyncio.create_task(notifier.wait("t1", 1, timeout=30))
             await asyncio.sleep(0.05)
             assert not waiting.done()
-            await asyncio.to_thread(store.append, "t1", 1, [action(0, "play QS")])
+            await store.append("t1", 1, [action(0, "play QS")])
             await asyncio.wait_for(waiting, 5)
             # an event already heard of answers a late waiter at once
             await asyncio.wait_for(notifier.wait("t1", 1, timeout=30), 1)
@@ -391,7 +416,11 @@ class TestSQLiteStore(RecorderContract):
     def url(self, sqlite_url: str) -> str:
         return sqlite_url
 
+    def test_an_sqlite_url_opens_the_sqlalchemy_store(self, url: str) -> None:
+        assert isinstance(open_store(url), SqliteEventStore)
+
     def test_sqlite_runs_in_wal_mode_with_foreign_keys(self, store: EventStore) -> None:
+        assert isinstance(store, SqliteEventStore)
         with store._engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
@@ -419,10 +448,42 @@ class TestPostgresStore(RecorderContract):
     def url(self, postgres_url: str) -> str:
         return postgres_url
 
+    def test_a_postgres_url_opens_the_psycopg_store(self, url: str) -> None:
+        assert isinstance(open_store(url), PostgresEventStore)
+
+    async def test_after_the_database_drops_its_connections_one_call_fails_then_calls_work(
+        self, store: EventStore
+    ) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        await asyncio.gather(*(store.read("t1") for _ in range(4)))  # a few pooled connections
+        async with await psycopg.AsyncConnection.connect(
+            libpq_url(store.url), autocommit=True
+        ) as admin:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        with pytest.raises(StoreUnavailable) as lost:
+            await store.read("t1")
+        assert status_for(lost.value)[0] is grpc.StatusCode.UNAVAILABLE
+        # the other pooled connections were checked and replaced after the broken one
+        assert len(await store.read("t1")) == 1
+        assert (await store.append("t1", 1, [action(0, "play QS")]))[0].seq == 2
+
+    async def test_an_unreachable_database_is_answered_unavailable(self) -> None:
+        url = "postgresql+psycopg://postgres@127.0.0.1:9/none"
+        nowhere = PostgresEventStore(url, 1, wait_seconds=0.5)
+        try:
+            with pytest.raises(StoreUnavailable) as down:
+                await nowhere.read("t1", 0)
+            assert status_for(down.value)[0] is grpc.StatusCode.UNAVAILABLE
+        finally:
+            await nowhere.close()
+
     async def test_a_waiter_on_one_replica_is_woken_by_an_append_on_another(
         self, store: EventStore, replica: EventStore
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
+        await store.create_table(hosted(), [TABLE_HOSTED])
         notifier = make_notifier(store)
         assert isinstance(notifier, PostgresNotifier)
         await notifier.start()
@@ -437,7 +498,7 @@ class TestPostgresStore(RecorderContract):
                     break
             else:
                 pytest.fail("every wait after the reconnect returned at once")
-            await asyncio.to_thread(replica.append, "t1", 1, [action(0, "play QS")])
+            await replica.append("t1", 1, [action(0, "play QS")])
             await asyncio.wait_for(waiting, 5)
         finally:
             await notifier.stop()
@@ -445,13 +506,10 @@ class TestPostgresStore(RecorderContract):
     async def test_the_listener_reconnects_after_losing_its_connection(
         self, store: EventStore, replica: EventStore
     ) -> None:
-        store.create_table(hosted(), [TABLE_HOSTED])
+        await store.create_table(hosted(), [TABLE_HOSTED])
         notifier = make_notifier(store)
         await notifier.start()
-        admin = await psycopg.AsyncConnection.connect(
-            normalize_url(store.url).set(drivername="postgresql").render_as_string(False),
-            autocommit=True,
-        )
+        admin = await psycopg.AsyncConnection.connect(libpq_url(store.url), autocommit=True)
         listeners = (
             "SELECT pid FROM pg_stat_activity"
             " WHERE application_name = %s AND datname = current_database()"
@@ -478,7 +536,7 @@ class TestPostgresStore(RecorderContract):
                     break
             else:
                 pytest.fail("every wait after the reconnect returned at once")
-            await asyncio.to_thread(replica.append, "t1", 1, [action(0, "play QS")])
+            await replica.append("t1", 1, [action(0, "play QS")])
             await asyncio.wait_for(waiting, 5)
         finally:
             await admin.close()

@@ -21,9 +21,9 @@ import trustme
 
 from parlour import ops, serve
 from parlour.client import ParlourClient, ParlourError, RetryPolicy, tls_credentials
+from parlour.service.database import open_store, upgrade_head
 from parlour.service.grpc_server import build_server
 from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore
 from tests.service.harness import play_randomly, seated_table
 
 WORKER_TOKEN = "a-worker-token-for-tls-tests"
@@ -57,8 +57,8 @@ def server_credentials(*flags: str) -> grpc.ServerCredentials | None:
 
 @asynccontextmanager
 async def tls_service(url: str, credentials: grpc.ServerCredentials | None) -> AsyncIterator[str]:
-    store = EventStore(url)
-    store.migrate()
+    upgrade_head(url)
+    store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
     server = await build_server(
@@ -70,7 +70,7 @@ async def tls_service(url: str, credentials: grpc.ServerCredentials | None) -> A
     finally:
         await server.stop(0)
         await notifier.stop()
-        store.close()
+        await store.close()
 
 
 async def refused(client: ParlourClient) -> grpc.StatusCode:

@@ -15,10 +15,12 @@ from textual.pilot import Pilot
 
 from parlour.ai.worker import Worker, WorkerConfig
 from parlour.client import ParlourClient
+from parlour.service.database import open_store, upgrade_head
 from parlour.service.grpc_server import GameServer, build_server
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.store import EventStore
 from parlour.tui.app import ParlourApp
+from tests.dblog import DbLog
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "tui"
 SIZES = ((80, 24), (160, 48))
@@ -50,13 +52,18 @@ class Service:
     def address(self) -> str:
         return f"127.0.0.1:{self.server.port}"
 
+    @property
+    def log(self) -> DbLog:
+        """The database read directly (the ground truth)."""
+        return DbLog(self.url)
+
     async def stop(self) -> None:
         await self.server.stop(0)
         await self.notifier.stop()
-        self.store.close()
+        await self.store.close()
 
     async def start(self, port: int = 0) -> None:
-        self.store = EventStore(self.url)
+        self.store = open_store(self.url)
         self.notifier = make_notifier(self.store)
         await self.notifier.start()
         self.server = await build_server(
@@ -81,9 +88,7 @@ class Service:
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[Service]:
     url = f"sqlite:///{tmp_path / 'parlour.sqlite3'}"
-    store = EventStore(url)
-    store.migrate()
-    store.close()
+    upgrade_head(url)
     running = Service.__new__(Service)
     running.url, running.seed = url, 7
     await running.start()

@@ -49,7 +49,7 @@ async def test_a_dropped_connection_resumes_from_the_last_version_and_misses_not
                 await moved.act(current.view.legal_actions[0].id, expected_version=current.version)
         await replica.stop()
         await service.start(port)
-        latest = service.store.last_seq(table.seat.table_id)
+        latest = service.log.last_seq(table.seat.table_id)
         assert latest == seen + 2
 
         await wait_until(pilot, lambda: table.watched_version == latest, what="the resumed stream")

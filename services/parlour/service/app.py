@@ -28,15 +28,15 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from parlour.engine.actions import Action
 from parlour.engine.base import GameState
 from parlour.engine.errors import EngineError
 from parlour.engine.registry import get_game
 from parlour.engine.view import View
-from parlour.service import auth
-from parlour.service.dbthreads import DbThreads
+from parlour.service import auth, metrics
+from parlour.service.domain import SeatKind, TableStatus
 from parlour.service.errors import (
     AheadOfTable,
     BadRequest,
@@ -61,11 +61,6 @@ from parlour.service.fold import (
     fold,
 )
 from parlour.service.seating import (
-    BOT,
-    FINISHED,
-    OPEN,
-    PERSON,
-    PLAYING,
     Credentials,
     Hosted,
     Joined,
@@ -89,7 +84,6 @@ from parlour.service.store import (
 from parlour.service.upcast import current_version
 
 __all__ = [
-    "DB_THREADS",
     "Credentials",
     "GameService",
     "MoveSpec",
@@ -100,12 +94,6 @@ __all__ = [
 
 log = logging.getLogger("parlour.service")
 
-T = TypeVar("T")
-
-#: Threads that run store calls. The store's connection pool should be at
-#: least this large, or it opens and closes overflow connections under load.
-DB_THREADS = 8
-
 #: A move as the client gave it: a legal-action id (int), action text, or an Action.
 MoveSpec = int | str | Action
 #: (table_id, seat, worker_id, expected_version) -> None, or raises TurnLeased
@@ -113,7 +101,7 @@ BotActGuard = Callable[[str, int, str | None, int | None], Awaitable[None]]
 
 
 class Waiter(Protocol):
-    """What the service needs of a notifier (see notify.py).
+    """What the application needs of a notifier (``notify.Notifier``).
 
     The notifier hears this process's appends from the store itself
     (``make_notifier(store)`` registers it as a listener), and other
@@ -123,6 +111,11 @@ class Waiter(Protocol):
     async def wait(self, game_id: str, after_seq: int, timeout: float) -> None: ...
 
     def notify_all(self) -> None: ...
+
+    @property
+    def changes(self) -> int: ...
+
+    async def wait_any(self, after_changes: int, timeout: float) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -150,7 +143,6 @@ class GameService:
         *,
         worker_token: str | None = None,
         cache_size: int = 4096,
-        threads: int = DB_THREADS,
         rng: random.Random | None = None,
         watch_poll_seconds: float = 15.0,
         bot_levels: Mapping[str, Sequence[str]] | None = None,
@@ -162,10 +154,10 @@ class GameService:
         self._worker_token_hash = auth.token_hash(worker_token) if worker_token else None
         self._cache_size = cache_size
         self._states: OrderedDict[str, Folded] = OrderedDict()
-        # Seats never change once a table is playing, so its row can be cached.
+        # Seats never change once a table is playing, so its row is cached then;
+        # its status and version are not read from it (the fold has them).
         self._rows: OrderedDict[str, TableRow] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._db = DbThreads(threads)
         self._rng = rng or secrets.SystemRandom()
         self.watch_poll_seconds = watch_poll_seconds
         self._closing = False
@@ -184,52 +176,7 @@ class GameService:
         self._closing = True
         self.notifier.notify_all()
 
-    def close(self) -> None:
-        self._db.close()
-
     # -- plumbing ------------------------------------------------------------------------
-
-    async def _run(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await self._db.run(call, *args, **kwargs)
-
-    async def _read(self, table_id: str, after: int, upto: int | None = None) -> list[StoredEvent]:
-        """The table's events after ``after``; on Postgres sent from the loop itself.
-
-        Every move reads (GetView) or appends (Act) once: a thread hop there
-        costs more than the statement, so Postgres gets them without one.
-        """
-        if self.store.is_postgres:
-            return await self.store.read_async(table_id, after, upto)
-        return await self._run(self.store.read, table_id, after, upto)
-
-    async def _append(
-        self,
-        table_id: str,
-        expected: int,
-        events: list[NewEvent],
-        *,
-        request_id: str | None = None,
-        table_status: str | None = None,
-    ) -> list[StoredEvent]:
-        """store.append (no seat changes); on Postgres sent from the loop itself."""
-        if self.store.is_postgres:
-            return await self.store.append_async(
-                table_id, expected, events, request_id=request_id, table_status=table_status
-            )
-        return await self._run(
-            self.store.append,
-            table_id,
-            expected,
-            events,
-            request_id=request_id,
-            table_status=table_status,
-        )
-
-    async def _get_table(self, table_id: str) -> TableRow:
-        """store.get_table; on Postgres sent from the loop itself (see _read)."""
-        if self.store.is_postgres:
-            return await self.store.get_table_async(table_id)
-        return await self._run(self.store.get_table, table_id)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -256,10 +203,10 @@ class GameService:
         if not table_id:
             raise BadRequest("table_id is required")
         try:
-            row = await self._get_table(table_id)
+            row = await self.store.get_table(table_id)
         except UnknownTable:
             raise TableNotFound(f"no table {table_id!r}") from None
-        if row.status != OPEN:
+        if row.status != TableStatus.OPEN:
             self._rows[table_id] = row
             while len(self._rows) > self._cache_size:
                 self._rows.popitem(last=False)
@@ -273,7 +220,7 @@ class GameService:
         """
         folded = self._states.get(table_id) or Folded()
         start = folded.seq if after is None else min(folded.seq, after)
-        events = await self._read(table_id, start)
+        events = await self.store.read(table_id, start)
         try:
             fold(events, folded)
         except BaseException:
@@ -290,7 +237,7 @@ class GameService:
             )
         row = table.seat_rows[seat]
         if credentials.worker_token and not credentials.seat_token:
-            if row.kind != BOT:
+            if row.kind != SeatKind.BOT:
                 raise WrongToken(
                     f"a worker token acts only for bot seats; seat {seat} is a person's "
                     "(send its seat token)"
@@ -357,14 +304,14 @@ class GameService:
             game=info.id,
             seats=seats,
             options=dict(resolved),
-            status=OPEN,
+            status=TableStatus.OPEN,
             host_token_hash=auth.token_hash(host_token),
             version=len(events),
             name=events[0].payload["name"],
             seat_rows=tuple(seat_rows),
         )
-        await self._run(self.store.create_table, row, events)
-        table = await self._get_table(row.table_id)
+        await self.store.create_table(row, events)
+        table = await self.store.get_table(row.table_id)
         return Hosted(table, host_token, seat, seat_token)
 
     def _check_bot_levels(self, game: str, choices: Sequence[SeatChoice]) -> None:
@@ -373,22 +320,25 @@ class GameService:
         if not offered:
             return
         for seat, choice in enumerate(choices):
-            if choice.kind == BOT and choice.bot_level and choice.bot_level not in offered:
+            if choice.kind == SeatKind.BOT and choice.bot_level and choice.bot_level not in offered:
                 raise BadRequest(
                     f"seat {seat}: no bot level {choice.bot_level!r} for {game} "
                     f"(choose from {', '.join(offered)}, or leave it empty for the default)"
                 )
 
     async def list_tables(
-        self, status: str | None = OPEN, game: str | None = None, limit: int = 100
+        self,
+        status: TableStatus | None = TableStatus.OPEN,
+        game: str | None = None,
+        limit: int = 100,
     ) -> list[TableRow]:
         if not 0 <= limit <= 500:
             raise BadRequest(f"limit must be 0 to 500, not {limit}")
-        return await self._run(self.store.list_tables, status, game or None, limit or 100)
+        return await self.store.list_tables(status, game or None, limit or 100)
 
     async def get_table(self, table_id: str) -> TableRow:
         try:
-            return await self._get_table(table_id)
+            return await self.store.get_table(table_id)
         except UnknownTable:
             raise TableNotFound(f"no table {table_id!r}") from None
 
@@ -407,8 +357,7 @@ class GameService:
                 occupied=True,
             )
             try:
-                await self._run(
-                    self.store.append,
+                await self.store.append(
                     table_id,
                     table.version,
                     [NewEvent(SEAT_TAKEN, {"seat": taken, "player_name": name})],
@@ -427,10 +376,9 @@ class GameService:
             table = await self.get_table(table_id)
             self._check_seat(table, seat, credentials)
             require_open(table, "leave")
-            freed = SeatRow(seat=seat, kind=PERSON)
+            freed = SeatRow(seat=seat, kind=SeatKind.PERSON)
             try:
-                await self._run(
-                    self.store.append,
+                await self.store.append(
                     table_id,
                     table.version,
                     [NewEvent(SEAT_LEFT, {"seat": seat})],
@@ -456,11 +404,11 @@ class GameService:
         async with self._lock(table_id):
             folded, _ = await self._refresh(table_id)
             folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED))
-            state = folded.state
-            assert state is not None
-            events = [NewEvent(GAME_STARTED, {}), *self._chance(state)]
+            events = [NewEvent(GAME_STARTED, {}), *self._chance(folded)]
             try:
-                stored = await self._append(table_id, table.version, events, table_status=PLAYING)
+                stored = await self.store.append(
+                    table_id, table.version, events, table_status=TableStatus.PLAYING
+                )
             except ConcurrencyConflict:
                 raise LostRace("the table changed while starting; try again") from None
             finally:
@@ -476,7 +424,7 @@ class GameService:
         table = await self._table(table_id)
         if seat is not None:
             self._check_seat(table, seat, credentials)
-        if table.status == OPEN:
+        if table.status == TableStatus.OPEN:
             return Snapshot(table.version, table, None)
         async with self._lock(table_id):
             folded, _ = await self._refresh(table_id)
@@ -499,16 +447,20 @@ class GameService:
         if isinstance(move, int) and expected_version is None:
             raise BadRequest("a legal_action_id needs the expected_version it was listed at")
         try:
-            if table.status == OPEN:
+            if table.status == TableStatus.OPEN:
                 raise WrongTableState(f"the game at table {table_id} has not started")
-            if row.kind == BOT and self.bot_act_guard is not None:
+            if row.kind == SeatKind.BOT and self.bot_act_guard is not None:
                 await self.bot_act_guard(table_id, seat, credentials.worker_id, expected_version)
             return await self._act(table, seat, move, expected_version, request_id)
+        except DuplicateRequest as duplicate:  # raced its own first try, which won
+            return await self._first_result(
+                table, seat, duplicate.first_seq, move, expected_version, request_id
+            )
         except (EngineError, StaleVersion, LostRace, BadRequest, TurnLeased):
             # A resent request whose first try got through is now stale or
             # illegal; answer what the first try produced instead.
             if request_id:
-                first = await self._run(self.store.find_request, table_id, request_id)
+                first = await self.store.find_request(table_id, request_id)
                 if first is not None:
                     return await self._first_result(
                         table, seat, first, move, expected_version, request_id
@@ -543,8 +495,8 @@ class GameService:
                 action = _resolve(state, seat, move)
                 state.apply(seat, action)  # raises before changing anything
                 try:
-                    events, status = self._consequences(state, seat, action)
-                    stored = await self._append(
+                    events, status = self._consequences(folded, seat, action)
+                    stored = await self.store.append(
                         table_id,
                         folded.seq,
                         events,
@@ -552,6 +504,7 @@ class GameService:
                         table_status=status,
                     )
                 except ConcurrencyConflict:
+                    metrics.APPEND_CONFLICTS.inc()
                     self._evict(table_id)
                     if expected_version is not None or attempt:
                         raise LostRace(
@@ -559,12 +512,7 @@ class GameService:
                             "fetch the view and decide again"
                         ) from None
                     continue
-                except DuplicateRequest as duplicate:
-                    self._evict(table_id)
-                    return await self._first_result(
-                        table, seat, duplicate.first_seq, move, expected_version, request_id
-                    )
-                except BaseException:
+                except BaseException:  # a DuplicateRequest is answered by act, unlocked
                     self._evict(table_id)
                     raise
                 folded.seq = stored[-1].seq
@@ -572,11 +520,15 @@ class GameService:
         raise AssertionError("unreachable")
 
     def _consequences(
-        self, state: GameState, seat: int, action: Action
-    ) -> tuple[list[NewEvent], str | None]:
+        self, folded: Folded, seat: int, action: Action
+    ) -> tuple[list[NewEvent], TableStatus | None]:
         """The events an applied action produces: itself, a deal if due, the end if reached."""
-        events = [NewEvent(ACTION_TAKEN, {"seat": seat, "action": str(action)}, state.digest())]
-        events += self._chance(state)
+        state = folded.state
+        assert state is not None
+        payload = {"seat": seat, "action": str(action)}
+        digest = folded.digest_next(ACTION_TAKEN, payload)
+        events = [NewEvent(ACTION_TAKEN, payload, digest, current_version(ACTION_TAKEN))]
+        events += self._chance(folded)
         if state.is_over:
             events.append(
                 NewEvent(
@@ -584,24 +536,21 @@ class GameService:
                     {"scores": list(state.scores()), "winners": list(state.winners())},
                 )
             )
-            return events, FINISHED
+            return events, TableStatus.FINISHED
         return events, None
 
-    def _chance(self, state: GameState) -> list[NewEvent]:
+    def _chance(self, folded: Folded) -> list[NewEvent]:
         """Shuffle and deal if the game waits for chance (the deck is recorded)."""
+        state = folded.state
+        assert state is not None
         events = []
         while (cards := state.chance()) is not None:
             deck = list(cards)
             self._rng.shuffle(deck)
             state.deal(deck)
-            events.append(
-                NewEvent(
-                    CARDS_DEALT,
-                    {"cards": [str(card) for card in deck]},
-                    state.digest(),
-                    schema_version=current_version(CARDS_DEALT),
-                )
-            )
+            payload = {"cards": [str(card) for card in deck]}
+            digest = folded.digest_next(CARDS_DEALT, payload)
+            events.append(NewEvent(CARDS_DEALT, payload, digest, current_version(CARDS_DEALT)))
         return events
 
     async def _first_result(
@@ -616,26 +565,36 @@ class GameService:
         """What a request answered the first time: the seat's view after its events.
 
         Only for the same request: the same seat with the same move (by id at
-        the same version, or the same action). Anything else reusing the id is
-        refused with RequestIdReused.
+        the same version, or the same action); anything else reusing the id is
+        refused with RequestIdReused. A resent request usually comes straight
+        after its first try, with the cached state still where that try left
+        it: its view is answered from the cache. The log is folded again only
+        when the table has moved on since, or to list the legal actions a
+        resent legal_action_id was chosen from.
         """
-        events = await self._read(table.table_id, 0)
-        first = events[first_seq - 1]
-        before = fold(event for event in events if event.seq < first_seq)
-        if not _same_request(first, before, seat, move, expected_version):
-            raise RequestIdReused(
-                f"request_id {request_id!r} was already used at table {table.table_id} by "
-                f"seat {first.payload.get('seat')} for {first.payload.get('action')!r} "
-                f"(event {first_seq}); use a fresh request_id for each move"
-            )
-        end = first_seq
-        for event in events[first_seq:]:  # seq n is events[n - 1]
-            if event.type not in (CARDS_DEALT, GAME_FINISHED):
-                break
-            end = event.seq
-        folded = fold(event for event in events if event.seq <= end)
-        state = _started(folded, table.table_id)
-        return Snapshot(end, table, state.view(seat), duplicate=True)
+        table_id = table.table_id
+        async with self._lock(table_id):
+            folded, _ = await self._refresh(table_id)
+            caused = await self.store.read(table_id, first_seq - 1)  # the request's events on
+            first = caused[0]
+            before = None
+            if isinstance(move, int) and first.type == ACTION_TAKEN:
+                before = fold(await self.store.read(table_id, 0, first_seq - 1))
+            if not _same_request(first, before, seat, move, expected_version):
+                raise RequestIdReused(
+                    f"request_id {request_id!r} was already used at table {table_id} by "
+                    f"seat {first.payload.get('seat')} for {first.payload.get('action')!r} "
+                    f"(event {first_seq}); use a fresh request_id for each move"
+                )
+            end = first_seq
+            for event in caused[1:]:  # what the request also caused
+                if event.type not in (CARDS_DEALT, GAME_FINISHED):
+                    break
+                end = event.seq
+            if folded.seq != end:
+                folded = fold(await self.store.read(table_id, 0, end))
+            state = _started(folded, table_id)
+            return Snapshot(end, table, state.view(seat), duplicate=True)
 
     async def watch(
         self, table_id: str, seat: int | None, credentials: Credentials, from_version: int = 0
@@ -664,7 +623,7 @@ class GameService:
 
     async def _check_not_ahead(self, table: TableRow, version: int) -> None:
         """Refuse a version the table has not reached: it never will be sent."""
-        if table.status == OPEN:
+        if table.status == TableStatus.OPEN:
             latest = table.version
         else:
             async with self._lock(table.table_id):
@@ -681,10 +640,10 @@ class GameService:
     ) -> tuple[Snapshot | None, bool]:
         """The snapshot after ``sent`` (None if nothing new) and whether the game is over."""
         table = await self._table(table_id)
-        if table.status == OPEN:
+        if table.status == TableStatus.OPEN:
             if table.version <= sent:
                 return None, False
-            events = await self._read(table_id, sent, table.version)
+            events = await self.store.read(table_id, sent, table.version)
             return Snapshot(table.version, table, None, tuple(events)), False
         async with self._lock(table_id):
             folded, events = await self._refresh(table_id, after=sent)
@@ -694,7 +653,7 @@ class GameService:
             view = state.view(seat)
         news = tuple(event for event in events if event.seq > sent)
         if len(news) < folded.seq - sent:  # the cache was ahead of what we read
-            news = tuple(await self._read(table_id, sent, folded.seq))
+            news = tuple(await self.store.read(table_id, sent, folded.seq))
         return Snapshot(folded.seq, table, view, news), view.is_over
 
 
@@ -716,7 +675,7 @@ def _resolve(state: GameState, seat: int, move: MoveSpec) -> Action:
 
 def _same_request(
     first: StoredEvent,
-    before: Folded,
+    before: Folded | None,
     seat: int,
     move: MoveSpec,
     expected_version: int | None,
@@ -725,7 +684,7 @@ def _same_request(
     if first.type != ACTION_TAKEN or int(first.payload["seat"]) != seat:
         return False
     if isinstance(move, int):
-        if expected_version != first.seq - 1 or before.state is None:
+        if expected_version != first.seq - 1 or before is None or before.state is None:
             return False
         legal = before.state.legal_actions(seat)
         return 1 <= move <= len(legal) and str(legal[move - 1]) == first.payload["action"]

@@ -19,6 +19,7 @@ from parlour.engine.options import OptionSpec, OptionType
 from parlour.engine.registry import GameInfo
 from parlour.engine.view import PlayerView, Trick, View
 from parlour.service.convert_results import fill_end_rule, fill_view_results
+from parlour.service.domain import SeatKind, TableStatus
 from parlour.service.fold import describe
 from parlour.service.store import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
@@ -49,16 +50,19 @@ OPTION_TYPE_TO_PROTO = {
     OptionType.CHOICE: catalogue_pb2.OPTION_TYPE_CHOICE,
 }
 STATUS_TO_PROTO = {
-    "open": lobby_pb2.TABLE_STATUS_OPEN,
-    "playing": lobby_pb2.TABLE_STATUS_PLAYING,
-    "finished": lobby_pb2.TABLE_STATUS_FINISHED,
+    TableStatus.OPEN: lobby_pb2.TABLE_STATUS_OPEN,
+    TableStatus.PLAYING: lobby_pb2.TABLE_STATUS_PLAYING,
+    TableStatus.FINISHED: lobby_pb2.TABLE_STATUS_FINISHED,
 }
 STATUS_FROM_PROTO = {value: status for status, value in STATUS_TO_PROTO.items()}
-SEAT_KIND_TO_PROTO = {"person": lobby_pb2.SEAT_KIND_PERSON, "bot": lobby_pb2.SEAT_KIND_BOT}
+SEAT_KIND_TO_PROTO = {
+    SeatKind.PERSON: lobby_pb2.SEAT_KIND_PERSON,
+    SeatKind.BOT: lobby_pb2.SEAT_KIND_BOT,
+}
 SEAT_KIND_FROM_PROTO = {
-    lobby_pb2.SEAT_KIND_UNSPECIFIED: "person",
-    lobby_pb2.SEAT_KIND_PERSON: "person",
-    lobby_pb2.SEAT_KIND_BOT: "bot",
+    lobby_pb2.SEAT_KIND_UNSPECIFIED: SeatKind.PERSON,
+    lobby_pb2.SEAT_KIND_PERSON: SeatKind.PERSON,
+    lobby_pb2.SEAT_KIND_BOT: SeatKind.BOT,
 }
 
 
@@ -230,7 +234,7 @@ def _fill_players(message: play_pb2.View, players: Iterable[PlayerView], row: Ta
             bid=player.bid,
             points_this_hand=player.points_this_hand,
             player_name=(seat.player_name or "") if seat else "",
-            kind=SEAT_KIND_TO_PROTO.get(seat.kind if seat else "", lobby_pb2.SEAT_KIND_UNSPECIFIED),
+            kind=SEAT_KIND_TO_PROTO[seat.kind] if seat else lobby_pb2.SEAT_KIND_UNSPECIFIED,
         )
         if player.team is not None:
             entry.team = player.team
@@ -238,7 +242,7 @@ def _fill_players(message: play_pb2.View, players: Iterable[PlayerView], row: Ta
 
 def view(value: View, row: TableRow) -> play_pb2.View:
     """The contract's View of an engine view (one seat's, or a spectator's)."""
-    status = "finished" if value.is_over else "playing"
+    status = TableStatus.FINISHED if value.is_over else TableStatus.PLAYING
     message = play_pb2.View(
         game=value.game,
         seat_count=value.seats,

@@ -1,34 +1,11 @@
-"""Service errors and the ONE place that maps every error to a gRPC status.
+"""The service's own refusals: domain errors that know nothing of gRPC or databases.
 
-The application layer (``app.py``) raises engine errors (the rules engine's
-own hierarchy), store errors and the few service errors below; the gRPC layer
-never decides a status code itself but asks :func:`status_for`. Anything not
-listed here is a bug or an outage: it is logged with an incident id and
-answered INTERNAL (or UNAVAILABLE when the database is unreachable), never
-UNKNOWN and never with a traceback.
+The application layer (``app.py``, ``bots.py``, ``replay_log.py``) raises
+these, the rules engine's own errors and the store's; the gRPC edge
+(``grpc_server.status_for``) is the one place that maps them to status codes.
 """
 
 from __future__ import annotations
-
-import logging
-import secrets
-
-import grpc
-from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
-
-from parlour.engine.errors import (
-    BadDeck,
-    GameOver,
-    IllegalAction,
-    InvalidOptions,
-    MalformedAction,
-    NotYourTurn,
-    UnknownGame,
-)
-from parlour.service.store import ConcurrencyConflict, DuplicateRequest, UnknownTable
-
-log = logging.getLogger("parlour.service")
 
 
 class ServiceError(Exception):
@@ -81,53 +58,3 @@ class RequestIdReused(ServiceError):
 
 class AheadOfTable(ServiceError):
     """A Watch asked to resume from a version the table has not reached."""
-
-
-_CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
-    (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
-    (MalformedAction, grpc.StatusCode.INVALID_ARGUMENT),
-    (InvalidOptions, grpc.StatusCode.INVALID_ARGUMENT),
-    (BadDeck, grpc.StatusCode.INVALID_ARGUMENT),
-    (TableNotFound, grpc.StatusCode.NOT_FOUND),
-    (UnknownTable, grpc.StatusCode.NOT_FOUND),
-    (UnknownGame, grpc.StatusCode.NOT_FOUND),
-    (IllegalAction, grpc.StatusCode.FAILED_PRECONDITION),
-    (NotYourTurn, grpc.StatusCode.FAILED_PRECONDITION),
-    (GameOver, grpc.StatusCode.FAILED_PRECONDITION),
-    (WrongTableState, grpc.StatusCode.FAILED_PRECONDITION),
-    (StaleVersion, grpc.StatusCode.ABORTED),
-    (LostRace, grpc.StatusCode.ABORTED),
-    (TurnLeased, grpc.StatusCode.ABORTED),
-    (ConcurrencyConflict, grpc.StatusCode.ABORTED),
-    (DuplicateRequest, grpc.StatusCode.ABORTED),
-    (RequestIdReused, grpc.StatusCode.ALREADY_EXISTS),
-    (AheadOfTable, grpc.StatusCode.OUT_OF_RANGE),
-    (MissingToken, grpc.StatusCode.UNAUTHENTICATED),
-    (WrongToken, grpc.StatusCode.PERMISSION_DENIED),
-    (ShuttingDown, grpc.StatusCode.UNAVAILABLE),
-    # The database is down or overloaded: a retry elsewhere or later may work.
-    (OperationalError, grpc.StatusCode.UNAVAILABLE),
-    (PoolTimeout, grpc.StatusCode.UNAVAILABLE),
-)
-
-
-def status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
-    """The status code and message a client receives for ``error``."""
-    for kind, code in _CODES:
-        if isinstance(error, kind):
-            if isinstance(error, ShuttingDown):
-                return code, str(error)
-            if code is grpc.StatusCode.UNAVAILABLE:
-                log.warning("database unavailable: %s", error)
-                return code, "the game database is unavailable; retry shortly"
-            if isinstance(error, UnknownTable):
-                return code, f"no such table: {error}"
-            if isinstance(error, ConcurrencyConflict | DuplicateRequest):
-                return code, "another move was applied first; fetch the view and retry"
-            return code, str(error)
-    incident = secrets.token_hex(4)
-    if isinstance(error, DBAPIError) and error.connection_invalidated:
-        log.warning("database connection lost (incident %s): %s", incident, error)
-        return grpc.StatusCode.UNAVAILABLE, f"the game database connection dropped ({incident})"
-    log.error("unexpected error (incident %s)", incident, exc_info=error)
-    return grpc.StatusCode.INTERNAL, f"internal error, logged as incident {incident}"

@@ -1,9 +1,11 @@
-"""The gRPC entry point: typed grpc.aio servicers over the application layer.
+"""The gRPC edge: typed grpc.aio servicers over the application layer.
 
 Servicers only translate: request message -> application call -> response
-message. Every exception goes through ``errors.status_for`` (the one mapping
-to status codes), so an unexpected error is logged and answered deliberately,
-never as UNKNOWN. Health checking and server reflection are registered.
+message. Every exception goes through :func:`status_for`, the one mapping
+from the application's, the engine's and the store's errors to status
+codes, so an unexpected error is logged and answered deliberately, never as
+UNKNOWN and never with a traceback. Health checking and server reflection
+are registered.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import logging
+import secrets
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,14 +24,45 @@ from typing import Any, TypeAlias, TypeVar
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from parlour.engine.errors import (
+    BadDeck,
+    GameOver,
+    IllegalAction,
+    InvalidOptions,
+    MalformedAction,
+    NotYourTurn,
+    UnknownGame,
+)
 from parlour.engine.registry import GameInfo, all_games, get_game
 from parlour.service import auth, convert, metrics
-from parlour.service.app import DB_THREADS, Credentials, GameService, MoveSpec, SeatChoice
-from parlour.service.errors import BadRequest, status_for
+from parlour.service.app import Credentials, GameService, MoveSpec, SeatChoice
+from parlour.service.bots import DEFAULT_LEASE_SECONDS, BotTurns
+from parlour.service.database import open_store, upgrade_head
+from parlour.service.domain import TableStatus
+from parlour.service.errors import (
+    AheadOfTable,
+    BadRequest,
+    LostRace,
+    MissingToken,
+    RequestIdReused,
+    ShuttingDown,
+    StaleVersion,
+    TableNotFound,
+    TurnLeased,
+    WrongTableState,
+    WrongToken,
+)
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.observe import ObservingInterceptor
 from parlour.service.reflection import enable_reflection
-from parlour.service.store import EventStore
+from parlour.service.replay_log import ReplayLog, get_replay
+from parlour.service.store import (
+    ConcurrencyConflict,
+    DuplicateRequest,
+    EventStore,
+    StoreUnavailable,
+    UnknownTable,
+)
 from parlour.v1 import (
     bots_pb2,
     bots_pb2_grpc,
@@ -60,6 +95,52 @@ SERVICE_NAMES = (
     _service_name(replay_pb2, "ReplayService"),
     _service_name(bots_pb2, "BotService"),
 )
+
+
+_CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
+    (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (MalformedAction, grpc.StatusCode.INVALID_ARGUMENT),
+    (InvalidOptions, grpc.StatusCode.INVALID_ARGUMENT),
+    (BadDeck, grpc.StatusCode.INVALID_ARGUMENT),
+    (TableNotFound, grpc.StatusCode.NOT_FOUND),
+    (UnknownTable, grpc.StatusCode.NOT_FOUND),
+    (UnknownGame, grpc.StatusCode.NOT_FOUND),
+    (IllegalAction, grpc.StatusCode.FAILED_PRECONDITION),
+    (NotYourTurn, grpc.StatusCode.FAILED_PRECONDITION),
+    (GameOver, grpc.StatusCode.FAILED_PRECONDITION),
+    (WrongTableState, grpc.StatusCode.FAILED_PRECONDITION),
+    (StaleVersion, grpc.StatusCode.ABORTED),
+    (LostRace, grpc.StatusCode.ABORTED),
+    (TurnLeased, grpc.StatusCode.ABORTED),
+    (ConcurrencyConflict, grpc.StatusCode.ABORTED),
+    (DuplicateRequest, grpc.StatusCode.ABORTED),
+    (RequestIdReused, grpc.StatusCode.ALREADY_EXISTS),
+    (AheadOfTable, grpc.StatusCode.OUT_OF_RANGE),
+    (MissingToken, grpc.StatusCode.UNAUTHENTICATED),
+    (WrongToken, grpc.StatusCode.PERMISSION_DENIED),
+    (ShuttingDown, grpc.StatusCode.UNAVAILABLE),
+    # The database is down or overloaded: a retry elsewhere or later may work.
+    (StoreUnavailable, grpc.StatusCode.UNAVAILABLE),
+)
+
+
+def status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
+    """The status code and message a client receives for ``error``."""
+    for kind, code in _CODES:
+        if isinstance(error, kind):
+            if isinstance(error, ShuttingDown):
+                return code, str(error)
+            if code is grpc.StatusCode.UNAVAILABLE:
+                log.warning("database unavailable: %s", error)
+                return code, "the game database is unavailable; retry shortly"
+            if isinstance(error, UnknownTable):
+                return code, f"no such table: {error}"
+            if isinstance(error, ConcurrencyConflict | DuplicateRequest):
+                return code, "another move was applied first; fetch the view and retry"
+            return code, str(error)
+    incident = secrets.token_hex(4)
+    log.error("unexpected error (incident %s)", incident, exc_info=error)
+    return grpc.StatusCode.INTERNAL, f"internal error, logged as incident {incident}"
 
 
 def unary(
@@ -128,13 +209,20 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
 
     def __init__(self, bot_levels: Mapping[str, Sequence[str]] | None = None) -> None:
         self.bot_levels = dict(bot_levels or {})
+        # static data: built once (the rules text is read from the package here, not per call)
+        self._list = catalogue_pb2.ListGamesResponse(
+            games=[self._info(info, with_rules=False) for info in all_games()]
+        )
+        self._games = {
+            info.id: catalogue_pb2.GetGameResponse(game=self._info(info, with_rules=True))
+            for info in all_games()
+        }
 
     @unary
     async def ListGames(
         self, request: catalogue_pb2.ListGamesRequest, context: Context
     ) -> catalogue_pb2.ListGamesResponse:
-        games = [self._info(info, with_rules=False) for info in all_games()]
-        return catalogue_pb2.ListGamesResponse(games=games)
+        return self._list
 
     @unary
     async def GetGame(
@@ -142,8 +230,7 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
     ) -> catalogue_pb2.GetGameResponse:
         if not request.game:
             raise BadRequest("game is required")
-        info = get_game(request.game)
-        return catalogue_pb2.GetGameResponse(game=self._info(info, with_rules=True))
+        return self._games[get_game(request.game).id]  # get_game names an unknown game
 
     def _info(self, info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
         message = convert.game_info(info, with_rules=with_rules)
@@ -188,7 +275,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def ListTables(
         self, request: lobby_pb2.ListTablesRequest, context: Context
     ) -> lobby_pb2.ListTablesResponse:
-        status = convert.STATUS_FROM_PROTO.get(request.status, "open")
+        status = convert.STATUS_FROM_PROTO.get(request.status, TableStatus.OPEN)
         rows = await self.app.list_tables(status, request.game, request.limit)
         return lobby_pb2.ListTablesResponse(tables=[convert.table(row) for row in rows])
 
@@ -280,6 +367,90 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
             )
 
 
+class BotServicer(bots_pb2_grpc.BotServiceServicer):
+    """BotService over :class:`BotTurns`."""
+
+    def __init__(self, turns: BotTurns) -> None:
+        self.turns = turns
+
+    @unary
+    async def ClaimTurn(
+        self, request: bots_pb2.ClaimTurnRequest, context: Context
+    ) -> bots_pb2.ClaimTurnResponse:
+        self.turns.check_worker(credentials(context))
+        claim = await self.turns.claim(
+            request.worker_id,
+            request.wait_seconds,
+            frozenset(request.games),
+            time_left=context.time_remaining(),
+        )
+        if claim is None:
+            return bots_pb2.ClaimTurnResponse(claimed=False)
+        response = bots_pb2.ClaimTurnResponse(
+            claimed=True,
+            table_id=claim.table.table_id,
+            seat=claim.seat,
+            game=claim.table.game,
+            bot_level=claim.table.seat_rows[claim.seat].bot_level or "",
+            version=claim.version,
+            view=convert.view(claim.view, claim.table),
+            options={
+                name: convert.option_text(value) for name, value in claim.table.options.items()
+            },
+        )
+        response.lease_expires_at.FromDatetime(claim.expires_at)
+        return response
+
+    @unary
+    async def ReleaseTurn(
+        self, request: bots_pb2.ReleaseTurnRequest, context: Context
+    ) -> bots_pb2.ReleaseTurnResponse:
+        self.turns.check_worker(credentials(context))
+        released = await self.turns.release(request.worker_id, request.table_id, request.seat)
+        return bots_pb2.ReleaseTurnResponse(released=released)
+
+
+def replay_response(log: ReplayLog) -> replay_pb2.GetReplayResponse:
+    """The GetReplay message for ``log``."""
+    table = log.table
+    return replay_pb2.GetReplayResponse(
+        table_id=table.table_id,
+        game=table.game,
+        seat_count=table.seats,
+        status=convert.STATUS_TO_PROTO.get(table.status, lobby_pb2.TABLE_STATUS_UNSPECIFIED),
+        version=log.events[-1].event.seq if log.events else 0,
+        finished=log.finished,
+        complete=log.complete,
+        events=[
+            replay_pb2.ReplayEvent(
+                seq=item.event.seq,
+                type=item.event.type,
+                schema_version=item.event.schema_version,
+                payload_json=json.dumps(item.event.payload, ensure_ascii=False),
+                digest=item.event.digest,
+                redacted=item.redacted,
+                text=item.text,
+            )
+            for item in log.events
+        ],
+    )
+
+
+class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
+    """ReplayService over :class:`GameService` and the store."""
+
+    def __init__(self, app: GameService) -> None:
+        self.app = app
+
+    @unary
+    async def GetReplay(
+        self, request: replay_pb2.GetReplayRequest, context: Context
+    ) -> replay_pb2.GetReplayResponse:
+        seat = request.seat if request.HasField("seat") else None
+        log = await get_replay(self.app, request.table_id, seat, credentials(context))
+        return replay_response(log)
+
+
 @dataclass
 class GameServer:
     """A bound (not yet started) game service: the gRPC server and what it serves."""
@@ -297,7 +468,6 @@ class GameServer:
         await self.health.enter_graceful_shutdown()
         self.app.begin_shutdown()
         await self.server.stop(grace)
-        self.app.close()
 
 
 async def build_server(
@@ -306,7 +476,6 @@ async def build_server(
     notifier: Notifier,
     *,
     worker_token: str | None = None,
-    threads: int = DB_THREADS,
     bot_levels: Mapping[str, Sequence[str]] | None = None,
     lease_seconds: float | None = None,
     credentials: grpc.ServerCredentials | None = None,
@@ -319,13 +488,7 @@ async def build_server(
     serve TLS instead of plaintext. Every RPC is logged and measured
     (:mod:`parlour.service.observe`).
     """
-    # replay_rpc and bots_rpc build on this module's helpers, so they are imported here
-    from parlour.service.bots_rpc import DEFAULT_LEASE_SECONDS, BotServicer, BotTurns
-    from parlour.service.replay_rpc import ReplayServicer
-
-    app = GameService(
-        store, notifier, worker_token=worker_token, threads=threads, bot_levels=bot_levels
-    )
+    app = GameService(store, notifier, worker_token=worker_token, bot_levels=bot_levels)
     bot_turns = BotTurns(
         app,
         notifier,
@@ -380,14 +543,6 @@ async def build_server(
     return GameServer(server, port, app, health_servicer)
 
 
-async def create_server(
-    address: str, store: EventStore, notifier: Notifier, **options: Any
-) -> tuple[grpc.aio.Server, int]:
-    """The bare gRPC server and its port (see :func:`build_server`); ``await server.start()``."""
-    built = await build_server(address, store, notifier, **options)
-    return built.server, built.port
-
-
 async def serve(
     address: str,
     database_url: str,
@@ -397,14 +552,16 @@ async def serve(
     bot_levels: Mapping[str, Sequence[str]] | None = None,
     lease_seconds: float | None = None,
     credentials: grpc.ServerCredentials | None = None,
+    connections: int | None = None,
     ready: Callable[[int], None] | None = None,
 ) -> None:
-    """Run a game service until SIGINT/SIGTERM (or cancellation), then stop gracefully."""
-    # One pooled connection per database thread (and a few spare), so the pool
-    # never opens and closes overflow connections under load.
-    store = EventStore(database_url, pool_size=DB_THREADS + 2)
+    """Run a game service until SIGINT/SIGTERM (or cancellation), then stop gracefully.
+
+    ``connections`` is the store's connection budget (see ``store.py``).
+    """
     if migrate:
-        await asyncio.to_thread(store.migrate)
+        await asyncio.to_thread(upgrade_head, database_url)
+    store = open_store(database_url, connections=connections)
     metrics.watch_store(store)
     notifier = make_notifier(store)
     await notifier.start()
@@ -430,4 +587,4 @@ async def serve(
     finally:
         await built.stop(grace=5.0)
         await notifier.stop()
-        store.close()
+        await store.close()

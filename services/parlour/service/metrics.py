@@ -2,18 +2,18 @@
 
 Counters and histograms are module-level (the process's default registry);
 the figures that live in the store (tables by status, database pool use) are
-read at scrape time through :func:`table_counts` and :func:`pool_figures`, the
-only two places that know the store's insides.
+read at scrape time through :func:`table_counts` and :func:`pool_figures`, from
+the store's own ``count_tables()`` and ``stats()``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import weakref
 from collections.abc import Iterator
 from typing import Any
 
-import sqlalchemy as sa
 from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
@@ -48,26 +48,25 @@ LEASE_EXPIRIES = Counter(
 )
 
 
-def table_counts(store: Any) -> dict[str, int]:
-    """Tables by status, straight from the store's table projection."""
-    from parlour.service.store_schema import tables
-
-    query = sa.select(tables.c.status, sa.func.count()).group_by(tables.c.status)
-    with store._reader.connect() as conn:
-        return {str(status): int(count) for status, count in conn.execute(query)}
+#: how long a scrape waits for the store's own event loop to count the tables
+COUNT_WAIT_SECONDS = 2.0
 
 
-def pool_figures(store: Any) -> dict[tuple[str, str], int]:
-    """(pool, state) -> connections, for every connection pool the store keeps."""
-    figures: dict[tuple[str, str], int] = {}
-    pool = store._engine.pool
-    if hasattr(pool, "checkedout"):
-        figures["sqlalchemy", "in_use"] = int(pool.checkedout())
-        figures["sqlalchemy", "idle"] = int(pool.checkedin())
-    for name in ("_hot", "_hot_async"):
-        hot = getattr(store, name, None)
-        if hot is not None:
-            figures[name.strip("_"), "idle"] = len(hot._idle)
+def table_counts(store: Any, loop: asyncio.AbstractEventLoop) -> dict[str, int]:
+    """Tables by status, counted by the store on its own event loop (a scrape runs on
+    the metrics server's thread, never on that loop)."""
+    future = asyncio.run_coroutine_threadsafe(store.count_tables(), loop)
+    try:
+        return dict(future.result(COUNT_WAIT_SECONDS))
+    except BaseException:
+        future.cancel()
+        raise
+
+
+def pool_figures(store: Any) -> dict[str, int]:
+    """state -> connections of the store's pool: budget, open, in_use, waiting."""
+    figures = dict(store.stats())
+    figures["budget"] = figures.pop("connections")
     return figures
 
 
@@ -75,31 +74,42 @@ class StoreCollector(Collector):
     """Scrape-time figures of every live store of this process."""
 
     def __init__(self) -> None:
-        self.stores: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.stores: weakref.WeakKeyDictionary[Any, asyncio.AbstractEventLoop] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         tables = GaugeMetricFamily("parlour_tables", "tables by status", labels=["status"])
         pools = GaugeMetricFamily(
             "parlour_db_pool_connections",
-            "database connections of this replica's pools, by pool and state",
-            labels=["pool", "state"],
+            "database connections of this replica's pool, by state (budget: the most it opens)",
+            labels=["state"],
         )
         counts: dict[str, int] = {}
-        figures: dict[tuple[str, str], int] = {}
-        for store in list(self.stores):
+        figures: dict[str, int] = {}
+        for store, loop in list(self.stores.items()):
+            for state, value in pool_figures(store).items():
+                figures[state] = figures.get(state, 0) + value
+            if loop.is_closed() or loop is _running_loop():
+                continue  # the loop cannot answer: no table counts this scrape
             try:
-                for status, count in table_counts(store).items():
+                for status, count in table_counts(store, loop).items():
                     counts[status] = counts.get(status, 0) + count
-                for key, value in pool_figures(store).items():
-                    figures[key] = figures.get(key, 0) + value
             except Exception:  # a scrape must not fail because the database is away
-                log.warning("metrics: could not read the store", exc_info=True)
+                log.warning("metrics: could not count the tables", exc_info=True)
         for status, count in sorted(counts.items()):
             tables.add_metric([status], count)
-        for (pool, state), value in sorted(figures.items()):
-            pools.add_metric([pool, state], value)
+        for state, value in sorted(figures.items()):
+            pools.add_metric([state], value)
         yield tables
         yield pools
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 STORES = StoreCollector()
@@ -107,5 +117,6 @@ REGISTRY.register(STORES)
 
 
 def watch_store(store: Any) -> None:
-    """Report ``store``'s tables and pools at every scrape while it lives."""
-    STORES.stores.add(store)
+    """Report ``store``'s tables and pools at every scrape while it lives (call it on the
+    event loop the store serves)."""
+    STORES.stores[store] = asyncio.get_running_loop()

@@ -2,12 +2,12 @@
 
 A waiter (a streaming RPC, a long poll) asks to be woken once a game moves
 past the seq it has seen. :class:`Notifier` does this within one process: the
-store calls :meth:`Notifier.notify_local` after each committed append, from
-whatever thread appended. :class:`PostgresNotifier` adds the other replicas:
-every append sends ``NOTIFY parlour_events, '<game_id>:<seq>'`` inside its
-transaction, and a background task holding a ``LISTEN`` connection turns
-those into local wake-ups (reconnecting, and waking everyone in case they
-missed something, when the connection drops).
+store calls :meth:`Notifier.notify_local` after each committed append.
+:class:`PostgresNotifier` adds the other replicas: every append sends
+``NOTIFY parlour_events, '<game_id>:<seq>'`` inside its transaction, and a
+background task holding a ``LISTEN`` connection turns those into local
+wake-ups (reconnecting, and waking everyone in case they missed something,
+when the connection drops).
 
 A wake-up only says that an event with a higher seq *may* exist: the waiter
 re-reads the store, so a spurious wake-up costs a read, never a wrong answer.
@@ -18,19 +18,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import psycopg
 
-from parlour.service.store import NOTIFY_CHANNEL, EventStore, normalize_url
+from parlour.service.database import libpq_url, normalize_url
+from parlour.service.store import NOTIFY_CHANNEL, EventStore
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
-
-    _Wake = Callable[[str | None, int | None], None]
+    from collections.abc import Iterable
 
 log = logging.getLogger(__name__)
 
@@ -45,110 +43,74 @@ class _Waiter:
 
 
 class Notifier:
-    """In-process wake-ups: enough on its own for one process over SQLite."""
+    """In-process wake-ups: enough on its own for one process over SQLite.
+
+    Every method runs on the event loop's thread (the store announces its
+    appends there, and the LISTEN connection is read there), so a check and
+    a registration, or a notification and the wake-ups it causes, are never
+    interleaved.
+    """
 
     def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        # changed only on the loop's thread, under _lock
         self._waiters: dict[str, set[_Waiter]] = {}
-        self._latest: OrderedDict[str, int] = OrderedDict()  # any thread, under _lock
-        self._lock = threading.Lock()
+        self._latest: OrderedDict[str, int] = OrderedDict()
         # for waiters on any game (the AI workers' long poll): a count of
         # notifications, and the futures to wake on the next one
-        self._changes = 0  # under _lock
-        self._any_waiters: set[asyncio.Future[None]] = set()  # as _waiters
+        self.changes = 0
+        self._any_waiters: set[asyncio.Future[None]] = set()
 
     async def start(self) -> None:
-        """Bind to the running event loop."""
-        self._loop = asyncio.get_running_loop()
+        """Start listening (nothing to do in process)."""
 
     async def stop(self) -> None:
         """Wake every waiter (so streams can finish) and stop."""
-        self._wake(None, None)
+        self.notify_all()
 
     async def wait(self, game_id: str, after_seq: int, timeout: float) -> None:
         """Return once game_id may have an event with seq > after_seq, or after timeout seconds."""
-        loop = asyncio.get_running_loop()
-        if self._loop is None:
-            self._loop = loop
-        # The check and the registration are one step under the lock, and
-        # notify_local looks for waiters under it: a notification either sees
-        # this waiter (and wakes it) or came before the check (which returns).
-        with self._lock:
-            if self._latest.get(game_id, 0) > after_seq:
-                return
-            waiter = _Waiter(after_seq, loop.create_future())
-            self._waiters.setdefault(game_id, set()).add(waiter)
+        if self._latest.get(game_id, 0) > after_seq:
+            return
+        waiter = _Waiter(after_seq, asyncio.get_running_loop().create_future())
+        self._waiters.setdefault(game_id, set()).add(waiter)
         try:
             await asyncio.wait([waiter.woken], timeout=timeout)
         finally:
-            with self._lock:
-                waiting = self._waiters.get(game_id)
-                if waiting is not None:
-                    waiting.discard(waiter)
-                    if not waiting:
-                        del self._waiters[game_id]
+            waiting = self._waiters.get(game_id)
+            if waiting is not None:
+                waiting.discard(waiter)
+                if not waiting:
+                    del self._waiters[game_id]
             waiter.woken.cancel()
-
-    @property
-    def changes(self) -> int:
-        """A count that moves on with every notification: read it before looking, for wait_any."""
-        with self._lock:
-            return self._changes
 
     async def wait_any(self, after_changes: int, timeout: float) -> None:
         """Return once any game may have a new event since :attr:`changes` was
         ``after_changes``, or after timeout seconds."""
-        loop = asyncio.get_running_loop()
-        if self._loop is None:
-            self._loop = loop
-        with self._lock:  # check and register in one step (see wait)
-            if self._changes != after_changes:
-                return
-            woken = loop.create_future()
-            self._any_waiters.add(woken)
+        if self.changes != after_changes:
+            return
+        woken = asyncio.get_running_loop().create_future()
+        self._any_waiters.add(woken)
         try:
             await asyncio.wait([woken], timeout=timeout)
         finally:
-            with self._lock:
-                self._any_waiters.discard(woken)
+            self._any_waiters.discard(woken)
             woken.cancel()
 
     def notify_local(self, game_id: str, seq: int) -> None:
-        """Game ``game_id`` now has events up to ``seq``. Safe to call from any thread."""
-        with self._lock:
-            self._changes += 1
-            if seq > self._latest.get(game_id, 0):
-                self._latest[game_id] = seq
-                self._latest.move_to_end(game_id)
-                while len(self._latest) > LATEST_SEQS_KEPT:
-                    self._latest.popitem(last=False)
-            # Most appends have nobody waiting on them: then the event loop
-            # need not be woken at all (a waiter registers under this lock).
-            wanted = bool(self._any_waiters) or game_id in self._waiters
-        if wanted:
-            self._call_on_loop(self._wake, game_id, seq)
+        """Game ``game_id`` now has events up to ``seq``."""
+        self.changes += 1
+        if seq > self._latest.get(game_id, 0):
+            self._latest[game_id] = seq
+            self._latest.move_to_end(game_id)
+            while len(self._latest) > LATEST_SEQS_KEPT:
+                self._latest.popitem(last=False)
+        self._wake(game_id, seq)
 
     def notify_all(self) -> None:
         """Wake every waiter: something may have been missed."""
-        self._call_on_loop(self._wake, None, None)
-
-    def _call_on_loop(self, wake: _Wake, game_id: str | None, seq: int | None) -> None:
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return  # nobody has waited yet; _latest answers the first wait
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            wake(game_id, seq)
-        else:
-            with contextlib.suppress(RuntimeError):  # the loop closed under us
-                loop.call_soon_threadsafe(wake, game_id, seq)
+        self._wake(None, None)
 
     def _wake(self, game_id: str | None, seq: int | None) -> None:
-        for woken in list(self._any_waiters):
+        for woken in self._any_waiters:
             if not woken.done():
                 woken.set_result(None)
         if game_id is None:
@@ -156,7 +118,7 @@ class Notifier:
         else:
             chosen = [self._waiters.get(game_id, set())]
         for waiting in chosen:
-            for waiter in list(waiting):
+            for waiter in waiting:
                 if (seq is None or seq > waiter.after_seq) and not waiter.woken.done():
                     waiter.woken.set_result(None)
 
@@ -169,9 +131,7 @@ class PostgresNotifier(Notifier):
     def __init__(self, url: str, *, retry_delay: float = 0.2, max_retry_delay: float = 5.0) -> None:
         super().__init__()
         # psycopg wants a libpq URL, not SQLAlchemy's "postgresql+psycopg"
-        self._conninfo = (
-            normalize_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-        )
+        self._conninfo = libpq_url(url)
         self._retry_delay = retry_delay
         self._max_retry_delay = max_retry_delay
         self._connection: psycopg.AsyncConnection[object] | None = None
@@ -270,12 +230,12 @@ def make_notifier(store_or_url: EventStore | str) -> Notifier:
     Given a store, the notifier also hears that store's own appends at once
     (without waiting for the NOTIFY to come back from the server).
     """
-    if isinstance(store_or_url, EventStore):
-        url, is_postgres = store_or_url.url, store_or_url.is_postgres
-    else:
+    if isinstance(store_or_url, str):
         url = store_or_url
         is_postgres = normalize_url(url).get_backend_name() == "postgresql"
+    else:
+        url, is_postgres = store_or_url.url, store_or_url.is_postgres
     notifier = PostgresNotifier(url) if is_postgres else Notifier()
-    if isinstance(store_or_url, EventStore):
+    if not isinstance(store_or_url, str):
         store_or_url.add_listener(notifier.notify_local)
     return notifier

@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from parlour.engine.registry import GameInfo
+from parlour.service.domain import SeatKind, TableStatus
 from parlour.service.errors import BadRequest, WrongTableState
 from parlour.service.store import SeatRow, TableRow
 
-OPEN, PLAYING, FINISHED = "open", "playing", "finished"
-PERSON, BOT = "person", "bot"
 MAX_NAME = 40
 
 
@@ -29,9 +28,10 @@ class Credentials:
 
 @dataclass(frozen=True)
 class SeatChoice:
-    """The host's choice for one seat: a person or a bot of some level."""
+    """The host's choice for one seat: a person or a bot of some level (a kind the
+    request named that is neither stays a string, refused by :func:`seat_row`)."""
 
-    kind: str = PERSON
+    kind: SeatKind | str = SeatKind.PERSON
     bot_level: str = ""
 
 
@@ -56,7 +56,7 @@ class Joined:
 
 def require_open(table: TableRow, doing: str) -> None:
     """Lobby changes are for open tables only."""
-    if table.status != OPEN:
+    if table.status != TableStatus.OPEN:
         raise WrongTableState(f"cannot {doing}: table {table.table_id} is {table.status}, not open")
 
 
@@ -64,13 +64,13 @@ def pick_seat(rows: list[SeatRow], wanted: int | None, seats: int) -> int:
     """The person seat to take: ``wanted`` if it is free, else the lowest free one."""
     if wanted is None:
         for row in rows:
-            if row.kind == PERSON and not row.occupied:
+            if row.kind == SeatKind.PERSON and not row.occupied:
                 return row.seat
         raise WrongTableState("no free seat for a person at this table")
     if not 0 <= wanted < seats:
         raise BadRequest(f"the table has seats 0 to {seats - 1}, not seat {wanted}")
     row = rows[wanted]
-    if row.kind != PERSON:
+    if row.kind != SeatKind.PERSON:
         raise WrongTableState(f"seat {wanted} is kept for a bot")
     if row.occupied:
         raise WrongTableState(f"seat {wanted} is taken by {row.player_name}")
@@ -79,15 +79,15 @@ def pick_seat(rows: list[SeatRow], wanted: int | None, seats: int) -> int:
 
 def seat_row(seat: int, choice: SeatChoice) -> SeatRow:
     """The lobby row of a seat as the host set it up (a bot's seat is filled at once)."""
-    if choice.kind == BOT:
+    if choice.kind == SeatKind.BOT:
         level = clean_name(choice.bot_level, f"seat {seat} bot_level", required=False)
         label = f"Bot {seat + 1}" + (f" ({level})" if level else "")
         return SeatRow(
-            seat=seat, kind=BOT, bot_level=level or None, player_name=label, occupied=True
+            seat=seat, kind=SeatKind.BOT, bot_level=level or None, player_name=label, occupied=True
         )
-    if choice.kind != PERSON:
+    if choice.kind != SeatKind.PERSON:
         raise BadRequest(f"seat {seat}: kind must be person or bot, not {choice.kind!r}")
-    return SeatRow(seat=seat, kind=PERSON)
+    return SeatRow(seat=seat, kind=SeatKind.PERSON)
 
 
 def clean_name(name: str, field: str, *, required: bool) -> str:

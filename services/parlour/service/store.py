@@ -1,58 +1,60 @@
-"""The event store: an append-only log of each game's events plus the lobby projections.
+"""The event store: an append-only log of each table's events plus the lobby projections.
 
-A stored event is (game_id, seq, type, payload). The primary key on
-(game_id, seq) is the optimistic-concurrency check: a writer appends at
-``expected_seq + 1``, and of two writers that read the same version only one
-can insert that row; the other gets :class:`ConcurrencyConflict` and nothing
-of its append is written. Driver errors are translated into this module's
-exceptions at this boundary (``raise ... from``), so callers never see
-SQLAlchemy or psycopg types.
+A stored event is (table_id, seq, type, payload). The key (table_id, seq) is the
+optimistic-concurrency check: a writer appends at ``expected_seq + 1`` and,
+of two writers that read the same version, only one can; the other gets
+:class:`ConcurrencyConflict` and nothing of its append is written. Driver
+errors are translated at this boundary (``raise ... from``): callers see
+only this module's exceptions, :class:`StoreUnavailable` when the database
+cannot be reached.
 
-Postgres (``postgresql+psycopg://``) is the deployment backend; an SQLite file
-is the embedded default. On SQLite writers are serialized (a process-wide lock
-per database file plus ``BEGIN IMMEDIATE`` and a busy timeout across
-processes), so a lost race still ends in the primary-key check, never in
-"database is locked". On Postgres the append also sends
-``NOTIFY parlour_events, '<game_id>:<seq>'`` so other replicas wake their
-waiters (see ``notify.py``).
+:class:`EventStore` is the one protocol the application uses, all of it
+async. There is one implementation per backend, each on the driver made for
+it (``database.open_store`` picks one by URL):
 
-All methods are synchronous and thread-safe; the gRPC layer calls them from
-worker threads, except on Postgres for the statements every move makes (the
-append, the read of new events, the table): ``append_async``, ``read_async``
-and ``get_table_async`` send those from the event loop itself, in one
-statement each, through psycopg without SQLAlchemy (see ``store_pg.py``).
+* Postgres, the deployment backend: ``store_pg.PostgresEventStore``, psycopg 3
+  with a ``psycopg_pool`` pool, every statement sent from the event loop.
+* An SQLite file, the embedded default: ``store_sqlite.SqliteEventStore``,
+  SQLAlchemy Core in worker threads, writers serialized (a lock per file in
+  the process, ``BEGIN IMMEDIATE`` and a busy timeout across processes).
+
+The same contract test runs against both (``tests/service/test_store.py``).
+
+**Connection budget.** A process holds at most ``connections`` pooled
+connections (``--db-connections``, ``$PARLOUR_DB_CONNECTIONS``, default
+:data:`DEFAULT_CONNECTIONS`), plus on Postgres one LISTEN connection of its
+notifier. Callers beyond the budget wait for a connection, up to
+:data:`CONNECTION_WAIT_SECONDS`, then get :class:`StoreUnavailable`.
+Postgres's default ``max_connections`` of 100 thus carries about ten
+replicas at the default budget of 8.
+
+This module imports no driver (the application layer uses it). The schema
+comes from the Alembic migrations (``migrations/``, run by
+``database.upgrade_head``), the single source of it; ``store_schema.py``
+describes it for SQLAlchemy and a test keeps the two equal. Every key is led
+by the table id, and no hot statement joins across tables, so the schema can
+be distributed by table id.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from importlib import resources
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-import psycopg
-import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
-from sqlalchemy.dialects import postgresql, sqlite
+from parlour.service.domain import SeatKind, TableStatus
 
-from parlour.service import metrics
-from parlour.service.store_pg import AsyncPostgresHotPath, PostgresHotPath, VersionMoved
-from parlour.service.store_schema import bot_leases, events, seats, tables
-
-log = logging.getLogger(__name__)
-
-#: the repository's migrations, beside the (editable-installed) package
-#: The Alembic scripts ship inside the package (parlour/migrations), so an installed
-#: wheel migrates without the source tree.
-MIGRATIONS_DIR = Path(str(resources.files("parlour").joinpath("migrations")))
 NOTIFY_CHANNEL = "parlour_events"
-SQLITE_BUSY_TIMEOUT_MS = 10_000
+#: pooled connections per process unless configured (see the module docstring)
+DEFAULT_CONNECTIONS = 8
+CONNECTIONS_ENV = "PARLOUR_DB_CONNECTIONS"
+#: how long a call waits for a pooled connection before the store gives up
+CONNECTION_WAIT_SECONDS = 10.0
+
+Listener = Callable[[str, int], None]
 
 
 def utcnow() -> datetime:
@@ -74,7 +76,7 @@ class NewEvent:
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """An event as recorded in a game's log."""
+    """An event as recorded in a table's log (``game_id`` is the table's id)."""
 
     game_id: str
     seq: int
@@ -91,7 +93,7 @@ class SeatRow:
     """One seat of a table as the lobby sees it."""
 
     seat: int
-    kind: str  # 'person' or 'bot'
+    kind: SeatKind
     bot_level: str | None = None
     player_name: str | None = None
     token_hash: str | None = None  # sha256 hex of the seat token
@@ -106,7 +108,7 @@ class TableRow:
     game: str
     seats: int
     options: dict[str, Any]
-    status: str  # 'open', 'playing' or 'finished'
+    status: TableStatus
     host_token_hash: str
     version: int  # seq of the table's last event
     name: str
@@ -126,20 +128,20 @@ class Lease:
     expires_at: datetime
 
 
+#: (table_id, seat, version): a bot seat's turn
+Turn = tuple[str, int, int]
+
+
 class StoreError(Exception):
     """Base of the store's own errors."""
 
 
 class ConcurrencyConflict(StoreError):
-    """Another writer took the (game_id, seq) this append expected to be free."""
-
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args)
-        metrics.APPEND_CONFLICTS.inc()  # every backend raises it: counted once, here
+    """Another writer took the (table_id, seq) this append expected to be free."""
 
 
 class DuplicateRequest(StoreError):
-    """The request_id was already used for this game; ``first_seq`` is what it produced."""
+    """The request_id was already used for this table; ``first_seq`` is what it produced."""
 
     def __init__(self, game_id: str, request_id: str, first_seq: int) -> None:
         super().__init__(f"request {request_id!r} already produced event {first_seq} of {game_id}")
@@ -152,698 +154,213 @@ class UnknownTable(StoreError):
     """No table has this id."""
 
 
-class _VersionMoved(Exception):
-    """The guarded version bump matched no row (rolls the transaction back)."""
+class StoreUnavailable(StoreError):
+    """The database cannot be reached (down, overloaded, or the connection dropped)."""
 
 
-# --- pre-built statements (compiled once per dialect by SQLAlchemy's cache) ----------------
-
-_INSERT_EVENT = events.insert()
-_READ_AFTER = (
-    sa.select(events)
-    .where(events.c.game_id == sa.bindparam("g"), events.c.seq > sa.bindparam("after"))
-    .order_by(events.c.seq)
-)
-_READ_RANGE = _READ_AFTER.where(events.c.seq <= sa.bindparam("upto"))
-_LAST_SEQ = sa.select(sa.func.coalesce(sa.func.max(events.c.seq), 0)).where(
-    events.c.game_id == sa.bindparam("g")
-)
-_FIND_REQUEST = sa.select(events.c.seq).where(
-    events.c.game_id == sa.bindparam("g"), events.c.request_id == sa.bindparam("r")
-)
-# The version bump doubles as a second guard: it only matches when the table
-# is still at expected_seq, so an append cannot leave a gap in the log either.
-_BUMP_VERSION = (
-    tables.update()
-    .where(tables.c.table_id == sa.bindparam("g"), tables.c.version == sa.bindparam("expected"))
-    .values(
-        version=sa.bindparam("new_version"),
-        updated_at=sa.bindparam("now"),
-        status=sa.func.coalesce(sa.bindparam("new_status", type_=sa.Text), tables.c.status),
-    )
-)
-# On Postgres the NOTIFY rides on the same statement (no extra round trip); it
-# is delivered only if the transaction commits.
-_BUMP_VERSION_AND_NOTIFY = _BUMP_VERSION.returning(
-    sa.func.pg_notify(
-        NOTIFY_CHANNEL,
-        sa.cast(sa.bindparam("g"), sa.Text) + ":" + sa.cast(sa.bindparam("new_version"), sa.Text),
-    )
-)
-_TOUCH_TABLE = (
-    tables.update()
-    .where(tables.c.table_id == sa.bindparam("g"))
-    .values(updated_at=sa.bindparam("now"))
-)
-_TABLE_EXISTS = sa.select(tables.c.table_id).where(tables.c.table_id == sa.bindparam("g"))
-_RELEASE_LEASE = bot_leases.delete().where(
-    bot_leases.c.table_id == sa.bindparam("t"), bot_leases.c.seat == sa.bindparam("s")
-)
-
-_SQLITE_WRITE_LOCKS: dict[str, threading.Lock] = {}
-_SQLITE_WRITE_LOCKS_GUARD = threading.Lock()
+# --- the protocol --------------------------------------------------------------------------
 
 
-def _sqlite_write_lock(key: str) -> threading.Lock:
-    with _SQLITE_WRITE_LOCKS_GUARD:
-        return _SQLITE_WRITE_LOCKS.setdefault(key, threading.Lock())
+class AppendRefused(Exception):
+    """What an implementation raises when an append or a new table wrote nothing: the
+    table was not at the expected version (``version_moved``) or a key clashed."""
+
+    def __init__(self, *, version_moved: bool) -> None:
+        super().__init__("version moved" if version_moved else "key clash")
+        self.version_moved = version_moved
 
 
-def normalize_url(url: str) -> sa.URL:
-    """Parse a database URL; a bare ``postgresql://`` means psycopg 3."""
-    parsed = sa.make_url(url)
-    if parsed.drivername == "postgresql":
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    return parsed
+@dataclass(frozen=True)
+class PendingAppend:
+    """An append as an implementation writes it: the events in their stored form."""
+
+    table_id: str
+    expected_seq: int
+    stored: list[StoredEvent]
+    table_status: TableStatus | None
+    seat_updates: Sequence[SeatRow]
 
 
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands timestamps back naive; everything the store writes is UTC.
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+class EventStore(ABC):
+    """Tables' event logs, the lobby projections and the bot leases (see the module doc).
 
+    The protocol the application uses. An implementation provides the
+    abstract methods; appending (the checks, the stored form of the events,
+    explaining a refusal, waking the listeners) is written once, here.
+    """
 
-# --- the store -----------------------------------------------------------------------------
+    url: str
+    is_postgres: bool
 
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
 
-class EventStore:
-    """Games' event logs and the lobby projections over one database."""
-
-    def __init__(self, url: str, *, pool_size: int = 10, echo: bool = False) -> None:
-        parsed = normalize_url(url)
-        self.url: str = parsed.render_as_string(hide_password=False)
-        self.is_postgres: bool = parsed.get_backend_name() == "postgresql"
-        self._listeners: list[Callable[[str, int], None]] = []
-        if self.is_postgres:
-            self._engine = sa.create_engine(
-                parsed, pool_size=pool_size, max_overflow=2 * pool_size, echo=echo
-            )
-            self._writer = self._engine
-            # single-statement reads skip the BEGIN and ROLLBACK round trips
-            self._reader = self._engine.execution_options(isolation_level="AUTOCOMMIT")
-            self._write_lock: threading.Lock | None = None
-            self._upsert: Any = postgresql.insert
-            self._bump: sa.Update = _BUMP_VERSION_AND_NOTIFY
-            # the append and read of every move skip SQLAlchemy (see store_pg.py)
-            libpq = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
-            self._hot: PostgresHotPath | None = PostgresHotPath(libpq, pool_size, NOTIFY_CHANNEL)
-            self._hot_async: AsyncPostgresHotPath | None = AsyncPostgresHotPath(
-                libpq, pool_size, NOTIFY_CHANNEL
-            )
-        else:
-            self._engine = self._sqlite_engine(parsed, pool_size, echo)
-            # every write transaction starts with BEGIN IMMEDIATE (see _sqlite_engine)
-            self._writer = self._engine.execution_options(parlour_write=True)
-            self._reader = self._engine.execution_options(parlour_autocommit=True)
-            self._write_lock = _sqlite_write_lock(str(Path(parsed.database or "").resolve()))
-            self._upsert = sqlite.insert
-            self._bump = _BUMP_VERSION
-            self._hot = None
-            self._hot_async = None
-        self._upsert_seat = self._build_seat_upsert()
-        self._claim_lease = self._build_lease_claim()
-
-    @staticmethod
-    def _sqlite_engine(url: sa.URL, pool_size: int, echo: bool) -> sa.Engine:
-        if (url.database or ":memory:") == ":memory:":
-            raise ValueError("an in-memory SQLite database cannot be shared; use a file")
-        engine = sa.create_engine(
-            url,
-            pool_size=pool_size,
-            max_overflow=2 * pool_size,
-            echo=echo,
-            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
-        )
-
-        @sa.event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-            # Take transaction control away from the sqlite3 module so that
-            # BEGIN is ours (IMMEDIATE for writes, see _on_begin).
-            dbapi_connection.isolation_level = None
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            # NORMAL is durable against crashes of the process in WAL mode;
-            # only a power cut can lose the last commits.
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.close()
-
-        @sa.event.listens_for(engine, "begin")
-        def _on_begin(connection: sa.Connection) -> None:
-            # A write that started DEFERRED could fail with SQLITE_BUSY when it
-            # upgrades its lock; IMMEDIATE takes the write lock up front.
-            options = connection.get_execution_options()
-            if options.get("parlour_autocommit"):
-                return  # a lone SELECT needs no transaction around it
-            connection.exec_driver_sql(
-                "BEGIN IMMEDIATE" if options.get("parlour_write") else "BEGIN"
-            )
-
-        return engine
-
-    def _build_seat_upsert(self) -> Any:
-        stmt = self._upsert(seats)
-        return stmt.on_conflict_do_update(
-            index_elements=[seats.c.table_id, seats.c.seat],
-            set_={
-                name: stmt.excluded[name]
-                for name in ("kind", "bot_level", "player_name", "token_hash", "occupied")
-            },
-        )
-
-    def _build_lease_claim(self) -> Any:
-        stmt = self._upsert(bot_leases)
-        # Take the lease when nobody holds it, it has expired, we hold it
-        # (renewal), or it was for an earlier version (that turn is over).
-        return stmt.on_conflict_do_update(
-            index_elements=[bot_leases.c.table_id, bot_leases.c.seat],
-            set_={
-                "worker_id": stmt.excluded.worker_id,
-                "version": stmt.excluded.version,
-                "expires_at": stmt.excluded.expires_at,
-            },
-            where=sa.or_(
-                bot_leases.c.expires_at <= sa.bindparam("now"),
-                bot_leases.c.worker_id == stmt.excluded.worker_id,
-                bot_leases.c.version < stmt.excluded.version,
-            ),
-        ).returning(bot_leases.c.table_id)
-
-    @contextmanager
-    def _write(self) -> Iterator[sa.Connection]:
-        """One write transaction; commits on success, rolls back on any error."""
-        if self._write_lock is None:
-            with self._writer.begin() as conn:
-                yield conn
-            return
-        with self._write_lock, self._writer.begin() as conn:
-            yield conn
-
-    # --- schema ---------------------------------------------------------------------------
-
-    def migrate(self) -> None:
-        """Bring the schema up to the newest Alembic revision (alembic upgrade head)."""
-        from alembic import command
-
-        with self._write() as conn:
-            if self.is_postgres:
-                # Replicas starting together must not race to create the tables.
-                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(0x70A210)))
-            config = alembic_config(self.url)
-            config.attributes["connection"] = conn
-            command.upgrade(config, "head")
-
-    # --- listeners ------------------------------------------------------------------------
-
-    def add_listener(self, listener: Callable[[str, int], None]) -> None:
-        """Call ``listener(game_id, last_seq)`` after every committed append in this process."""
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener(table_id, last_seq)`` after each append this process commits."""
         self._listeners.append(listener)
 
-    def remove_listener(self, listener: Callable[[str, int], None]) -> None:
-        self._listeners.remove(listener)
-
-    def _announce(self, game_id: str, seq: int) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(game_id, seq)
-            except Exception:  # the append has committed; a listener cannot undo it
-                log.exception("event listener failed for %s:%d", game_id, seq)
-
-    # --- events ---------------------------------------------------------------------------
-
-    def create_table(self, table: TableRow, first_events: list[NewEvent]) -> list[StoredEvent]:
-        """Record a new table, its seats and its first events (seq 1..) in one transaction.
-
-        The table's version is set to ``len(first_events)``. Raises
-        :class:`ConcurrencyConflict` if the table id is already taken.
-        """
-        now = utcnow()
-        rows = self._event_rows(table.table_id, 0, first_events, None, now)
-        table_values = {
-            "table_id": table.table_id,
-            "game": table.game,
-            "seats": table.seats,
-            "options": table.options,
-            "status": table.status,
-            "host_token_hash": table.host_token_hash,
-            "version": len(first_events),
-            "name": table.name,
-            "created_at": table.created_at,
-            "updated_at": table.updated_at,
-        }
+    async def create_table(self, table: TableRow, first: list[NewEvent]) -> list[StoredEvent]:
+        """Record a new table, its seats and its first events (seq 1..) in one transaction;
+        :class:`ConcurrencyConflict` if the id is taken."""
+        stored = stored_events(table.table_id, 0, first, None, utcnow())
         try:
-            with self._write() as conn:
-                conn.execute(tables.insert(), table_values)
-                if table.seat_rows:
-                    conn.execute(
-                        self._upsert_seat, self._seat_params(table.table_id, table.seat_rows)
-                    )
-                if rows:
-                    conn.execute(_INSERT_EVENT, rows)
-                    if self.is_postgres:
-                        conn.execute(
-                            sa.select(
-                                sa.func.pg_notify(NOTIFY_CHANNEL, f"{table.table_id}:{len(rows)}")
-                            )
-                        )
-        except sa_exc.IntegrityError as error:
-            raise ConcurrencyConflict(f"table {table.table_id!r} already exists") from error
-        if rows:
-            self._announce(table.table_id, len(rows))
-        return [self._stored(row) for row in rows]
+            await self._create(table, stored)
+        except AppendRefused as refused:
+            raise ConcurrencyConflict(f"table {table.table_id} already exists") from refused
+        self._announce(table.table_id, len(first))
+        return stored
 
-    def append(
+    async def append(
         self,
-        game_id: str,
+        table_id: str,
         expected_seq: int,
         events: list[NewEvent],
         *,
         request_id: str | None = None,
-        table_status: str | None = None,
-        seat_updates: list[SeatRow] | None = None,
+        table_status: TableStatus | None = None,
+        seat_updates: Sequence[SeatRow] = (),
     ) -> list[StoredEvent]:
-        """Append events at ``expected_seq + 1 ..`` in one transaction.
+        """Append at ``expected_seq + 1 ..`` with the projection changes, all or nothing.
 
-        Moves the table's version (and its status and seats, when given) in the
-        same transaction. ``request_id`` is recorded on the first event and
-        makes a retry harmless. Raises :class:`ConcurrencyConflict` when the
-        game has moved past ``expected_seq``, :class:`DuplicateRequest` when the
-        request was already applied, :class:`UnknownTable` for an unknown game;
-        nothing is written when it raises.
+        :class:`ConcurrencyConflict` if the table is no longer at
+        ``expected_seq``, :class:`DuplicateRequest` if ``request_id`` was used
+        on this table before, :class:`UnknownTable` if there is no such table.
         """
         if not events:
             raise ValueError("append needs at least one event")
-        now = utcnow()
-        rows = self._event_rows(game_id, expected_seq, events, request_id, now)
-        last_seq = expected_seq + len(rows)
-        bump = {
-            "g": game_id,
-            "expected": expected_seq,
-            "new_version": last_seq,
-            "now": now,
-            "new_status": table_status,
-        }
-        if self._hot is not None and not seat_updates:
-            self._append_hot(game_id, expected_seq, rows, request_id, table_status)
-            self._announce(game_id, last_seq)
-            return [self._stored(row) for row in rows]
+        stored = stored_events(table_id, expected_seq, events, request_id, utcnow())
         try:
-            with self._write() as conn:
-                conn.execute(_INSERT_EVENT, rows[0] if len(rows) == 1 else rows)
-                if conn.execute(self._bump, bump).rowcount != 1:
-                    raise _VersionMoved
-                if seat_updates:
-                    conn.execute(self._upsert_seat, self._seat_params(game_id, seat_updates))
-        except sa_exc.IntegrityError as error:
-            self._raise_duplicate(game_id, request_id, error)
-            raise ConcurrencyConflict(
-                f"{game_id} already has an event at seq {expected_seq + 1}"
-            ) from error
-        except _VersionMoved as error:
-            self._raise_duplicate(game_id, request_id, error)
-            if not self._table_exists(game_id):
-                raise UnknownTable(game_id) from None
-            raise ConcurrencyConflict(
-                f"{game_id} is no longer at version {expected_seq}"
-            ) from error
-        self._announce(game_id, last_seq)
-        return [self._stored(row) for row in rows]
-
-    def _append_hot(
-        self,
-        game_id: str,
-        expected_seq: int,
-        rows: list[dict[str, Any]],
-        request_id: str | None,
-        table_status: str | None,
-    ) -> None:
-        """The Postgres append in one statement, with append's exceptions."""
-        assert self._hot is not None
-        try:
-            self._hot.append(game_id, expected_seq, rows, table_status)
-        except (psycopg.IntegrityError, VersionMoved) as error:
-            self._refuse_append(game_id, expected_seq, request_id, error)
-
-    def _refuse_append(
-        self, game_id: str, expected_seq: int, request_id: str | None, error: Exception
-    ) -> NoReturn:
-        """Raise what a one-statement append that wrote nothing means for the caller."""
-        self._raise_duplicate(game_id, request_id, error)
-        if isinstance(error, VersionMoved):
-            if not self._table_exists(game_id):
-                raise UnknownTable(game_id) from None
-            raise ConcurrencyConflict(
-                f"{game_id} is no longer at version {expected_seq}"
-            ) from error
-        raise ConcurrencyConflict(
-            f"{game_id} already has an event at seq {expected_seq + 1}"
-        ) from error
-
-    async def append_async(
-        self,
-        game_id: str,
-        expected_seq: int,
-        events: list[NewEvent],
-        *,
-        request_id: str | None = None,
-        table_status: str | None = None,
-    ) -> list[StoredEvent]:
-        """:meth:`append` for the event loop's own thread (Postgres only).
-
-        The statement is sent on an asyncio connection, with no thread hop; the
-        rare refusal is explained (duplicate, unknown table, conflict) in a
-        thread, with the same exceptions as :meth:`append`.
-        """
-        if self._hot_async is None:
-            raise RuntimeError("append_async needs Postgres; call append in a thread")
-        if not events:
-            raise ValueError("append needs at least one event")
-        rows = self._event_rows(game_id, expected_seq, events, request_id, utcnow())
-        try:
-            await self._hot_async.append(game_id, expected_seq, rows, table_status)
-        except (psycopg.IntegrityError, VersionMoved) as error:
-            await asyncio.to_thread(self._refuse_append, game_id, expected_seq, request_id, error)
-        self._announce(game_id, expected_seq + len(rows))
-        return [self._stored(row) for row in rows]
-
-    async def read_async(
-        self, game_id: str, after_seq: int = 0, upto_seq: int | None = None
-    ) -> list[StoredEvent]:
-        """:meth:`read` for the event loop's own thread (Postgres only; see append_async)."""
-        if self._hot_async is None:
-            raise RuntimeError("read_async needs Postgres; call read in a thread")
-        return [
-            StoredEvent(game_id, seq, kind, version, payload, digest, request, _aware(created))
-            for seq, kind, version, payload, digest, request, created in await self._hot_async.read(
-                game_id, after_seq, upto_seq
+            await self._append(
+                PendingAppend(table_id, expected_seq, stored, table_status, seat_updates)
             )
-        ]
+        except AppendRefused as refused:
+            if request_id is not None:
+                first = await self.find_request(table_id, request_id)
+                if first is not None:
+                    raise DuplicateRequest(table_id, request_id, first) from refused
+            if refused.version_moved:
+                await self.get_table(table_id)  # UnknownTable if there is none
+            message = f"{table_id} is no longer at version {expected_seq}"
+            raise ConcurrencyConflict(message) from refused
+        self._announce(table_id, stored[-1].seq)
+        return stored
 
-    def _raise_duplicate(self, game_id: str, request_id: str | None, error: Exception) -> None:
-        if request_id is None:
-            return
-        first_seq = self.find_request(game_id, request_id)
-        if first_seq is not None:
-            raise DuplicateRequest(game_id, request_id, first_seq) from error
+    def _announce(self, table_id: str, seq: int) -> None:
+        for listener in self._listeners:
+            listener(table_id, seq)
 
-    def read(
-        self, game_id: str, after_seq: int = 0, upto_seq: int | None = None
+    @abstractmethod
+    async def _create(self, table: TableRow, stored: list[StoredEvent]) -> None:
+        """Write the table, its seats and events; :class:`AppendRefused` if the id is taken."""
+
+    @abstractmethod
+    async def _append(self, append: PendingAppend) -> None:
+        """Write the events and projection changes in one transaction if the table is at
+        ``expected_seq``; else write nothing and raise :class:`AppendRefused`."""
+
+    @abstractmethod
+    async def read(
+        self, table_id: str, after_seq: int = 0, upto_seq: int | None = None
     ) -> list[StoredEvent]:
-        """The game's events with ``after_seq < seq <= upto_seq``, in order."""
-        if self._hot is not None:
-            return [
-                StoredEvent(game_id, seq, kind, version, payload, digest, request, _aware(created))
-                for seq, kind, version, payload, digest, request, created in self._hot.read(
-                    game_id, after_seq, upto_seq
-                )
-            ]
-        with self._reader.connect() as conn:
-            if upto_seq is None:
-                result = conn.execute(_READ_AFTER, {"g": game_id, "after": after_seq})
-            else:
-                result = conn.execute(
-                    _READ_RANGE, {"g": game_id, "after": after_seq, "upto": upto_seq}
-                )
-            return [self._stored(row._mapping) for row in result]
+        """The table's events with ``after_seq < seq <= upto_seq``, in order."""
 
-    def last_seq(self, game_id: str) -> int:
-        """The seq of the game's last event (0 when it has none)."""
-        with self._reader.connect() as conn:
-            return int(conn.execute(_LAST_SEQ, {"g": game_id}).scalar_one())
+    @abstractmethod
+    async def last_seq(self, table_id: str) -> int:
+        """The seq of the table's last event (0 when it has none)."""
 
-    def find_request(self, game_id: str, request_id: str) -> int | None:
+    @abstractmethod
+    async def find_request(self, table_id: str, request_id: str) -> int | None:
         """The seq of the (first) event a request produced, or None."""
-        with self._reader.connect() as conn:
-            seq = conn.execute(_FIND_REQUEST, {"g": game_id, "r": request_id}).scalar()
-            return None if seq is None else int(seq)
 
-    @staticmethod
-    def _event_rows(
-        game_id: str,
-        expected_seq: int,
-        new_events: list[NewEvent],
-        request_id: str | None,
-        now: datetime,
-    ) -> list[dict[str, Any]]:
-        return [
-            {
-                "game_id": game_id,
-                "seq": expected_seq + offset,
-                "type": event.type,
-                "schema_version": event.schema_version,
-                "payload": event.payload,
-                "digest": event.digest,
-                # one row per request: the UNIQUE (game_id, request_id) guard
-                "request_id": request_id if offset == 1 else None,
-                "created_at": now,
-            }
-            for offset, event in enumerate(new_events, start=1)
-        ]
+    @abstractmethod
+    async def get_table(self, table_id: str) -> TableRow:
+        """The table with its seats; :class:`UnknownTable` if there is none."""
 
-    @staticmethod
-    def _stored(row: Any) -> StoredEvent:
-        return StoredEvent(
-            game_id=row["game_id"],
-            seq=row["seq"],
-            type=row["type"],
-            schema_version=row["schema_version"],
-            payload=row["payload"],
-            digest=row["digest"],
-            request_id=row["request_id"],
-            created_at=_aware(row["created_at"]),
-        )
-
-    # --- the lobby ------------------------------------------------------------------------
-
-    def get_table(self, table_id: str) -> TableRow:
-        """The table with its seats; raises :class:`UnknownTable`."""
-        found = self._load_tables(sa.select(tables).where(tables.c.table_id == table_id))
-        if not found:
-            raise UnknownTable(table_id)
-        return found[0]
-
-    async def get_table_async(self, table_id: str) -> TableRow:
-        """:meth:`get_table` for the event loop's own thread (Postgres only; one round trip)."""
-        if self._hot_async is None:
-            raise RuntimeError("get_table_async needs Postgres; call get_table in a thread")
-        found = await self._hot_async.get_table(table_id)
-        if found is None:
-            raise UnknownTable(table_id)
-        *columns, seat_rows = found
-        table_id, game, seat_count, options, status, host, version, name, created, updated = columns
-        return TableRow(
-            table_id=table_id,
-            game=game,
-            seats=seat_count,
-            options=options,
-            status=status,
-            host_token_hash=host,
-            version=version,
-            name=name,
-            created_at=_aware(created),
-            updated_at=_aware(updated),
-            seat_rows=tuple(
-                SeatRow(seat, kind, bot_level, player_name, token_hash, bool(occupied))
-                for seat, kind, bot_level, player_name, token_hash, occupied in seat_rows
-            ),
-        )
-
-    def list_tables(
-        self, status: str | None = None, game: str | None = None, limit: int = 100
+    @abstractmethod
+    async def list_tables(
+        self, status: TableStatus | None = None, game: str | None = None, limit: int = 100
     ) -> list[TableRow]:
         """Tables, newest first, optionally only those with this status and/or game."""
-        query = sa.select(tables).order_by(tables.c.created_at.desc(), tables.c.table_id)
-        if status is not None:
-            query = query.where(tables.c.status == status)
-        if game is not None:
-            query = query.where(tables.c.game == game)
-        return self._load_tables(query.limit(limit))
 
-    def update_seats(self, table_id: str, seat_rows: list[SeatRow]) -> None:
-        """Replace these seats' rows (lobby changes that write no event)."""
-        with self._write() as conn:
-            if conn.execute(_TOUCH_TABLE, {"g": table_id, "now": utcnow()}).rowcount != 1:
-                raise UnknownTable(table_id)
-            if seat_rows:
-                conn.execute(self._upsert_seat, self._seat_params(table_id, seat_rows))
+    async def claim_bot_turn(
+        self, worker_id: str, lease_seconds: float, candidates: list[Turn]
+    ) -> Turn | None:
+        """Lease the first candidate nobody else holds a live lease on (one atomic upsert each).
 
-    def _load_tables(self, query: sa.Select[Any]) -> list[TableRow]:
-        with self._engine.connect() as conn:
-            table_rows = conn.execute(query).mappings().all()
-            if not table_rows:
-                return []
-            ids = [row["table_id"] for row in table_rows]
-            seat_query = (
-                sa.select(seats)
-                .where(seats.c.table_id.in_(ids))
-                .order_by(seats.c.table_id, seats.c.seat)
-            )
-            by_table: dict[str, list[SeatRow]] = {table_id: [] for table_id in ids}
-            for row in conn.execute(seat_query).mappings():
-                by_table[row["table_id"]].append(
-                    SeatRow(
-                        seat=row["seat"],
-                        kind=row["kind"],
-                        bot_level=row["bot_level"],
-                        player_name=row["player_name"],
-                        token_hash=row["token_hash"],
-                        occupied=bool(row["occupied"]),
-                    )
-                )
-        return [
-            TableRow(
-                table_id=row["table_id"],
-                game=row["game"],
-                seats=row["seats"],
-                options=row["options"],
-                status=row["status"],
-                host_token_hash=row["host_token_hash"],
-                version=row["version"],
-                name=row["name"],
-                created_at=_aware(row["created_at"]),
-                updated_at=_aware(row["updated_at"]),
-                seat_rows=tuple(by_table[row["table_id"]]),
-            )
-            for row in table_rows
-        ]
-
-    @staticmethod
-    def _seat_params(
-        table_id: str, seat_rows: list[SeatRow] | tuple[SeatRow, ...]
-    ) -> list[dict[str, Any]]:
-        return [
-            {
-                "table_id": table_id,
-                "seat": row.seat,
-                "kind": row.kind,
-                "bot_level": row.bot_level,
-                "player_name": row.player_name,
-                "token_hash": row.token_hash,
-                "occupied": row.occupied,
-            }
-            for row in seat_rows
-        ]
-
-    def _table_exists(self, table_id: str) -> bool:
-        with self._reader.connect() as conn:
-            return conn.execute(_TABLE_EXISTS, {"g": table_id}).first() is not None
-
-    # --- bot leases -----------------------------------------------------------------------
-
-    def claim_bot_turn(
-        self, worker_id: str, lease_seconds: float, candidates: list[tuple[str, int, int]]
-    ) -> tuple[str, int, int] | None:
-        """Lease the first candidate (table_id, seat, version) nobody else holds a live lease on.
-
-        A candidate is free when it has no lease, its lease has expired, its
-        lease was granted at an earlier version (a turn since played), or
-        ``worker_id`` already holds it (the lease is renewed). Returns the
-        candidate taken, or None. Two workers can never hold the same seat's
-        live lease: the claim is one atomic upsert.
+        A candidate is free when it has no lease, its lease has expired, was
+        granted at an earlier version, or is ``worker_id``'s own (renewed).
         """
         now = utcnow()
         expires_at = now + timedelta(seconds=lease_seconds)
         for table_id, seat, version in candidates:
-            params = {
-                "table_id": table_id,
-                "seat": seat,
-                "worker_id": worker_id,
-                "version": version,
-                "expires_at": expires_at,
-                "now": now,
-            }
-            try:
-                with self._write() as conn:
-                    taken = conn.execute(self._claim_lease, params).first() is not None
-            except sa_exc.IntegrityError:
-                continue  # the table is gone (foreign key)
-            if taken:
+            claim = {"table_id": table_id, "seat": seat, "worker_id": worker_id}
+            claim |= {"version": version, "expires_at": expires_at, "now": now}
+            if await self._claim(claim):
                 return (table_id, seat, version)
         return None
 
-    def release_lease(self, table_id: str, seat: int, worker_id: str | None = None) -> bool:
-        """Give up the lease on a bot's seat (after it has played, or when it gives up).
+    @abstractmethod
+    async def _claim(self, claim: dict[str, Any]) -> bool:
+        """Take or renew one lease if it is free (see claim_bot_turn); False if not, or if
+        the table is gone."""
 
-        With ``worker_id``, only that worker's lease is released. True if a lease went.
-        """
-        query = _RELEASE_LEASE
-        if worker_id is not None:
-            query = query.where(bot_leases.c.worker_id == worker_id)
-        with self._write() as conn:
-            return bool(conn.execute(query, {"t": table_id, "s": seat}).rowcount)
+    @abstractmethod
+    async def release_lease(self, table_id: str, seat: int, worker_id: str | None = None) -> bool:
+        """Give up the lease on a bot seat (only ``worker_id``'s, if given); True if one went."""
 
-    def get_lease(self, table_id: str, seat: int) -> Lease | None:
-        """The lease on a bot's seat, live or expired, or None."""
-        query = sa.select(bot_leases).where(
-            bot_leases.c.table_id == table_id, bot_leases.c.seat == seat
-        )
-        with self._reader.connect() as conn:
-            row = conn.execute(query).mappings().first()
-        if row is None:
-            return None
-        return Lease(
-            row["table_id"],
-            row["seat"],
-            row["worker_id"],
-            row["version"],
-            _aware(row["expires_at"]),
-        )
+    @abstractmethod
+    async def get_lease(self, table_id: str, seat: int) -> Lease | None:
+        """The lease on a bot seat, live or expired, or None."""
 
-    def bot_turn_candidates(self) -> list[tuple[str, int, int]]:
-        """(table_id, seat, version) of every bot seat at a table being played.
+    @abstractmethod
+    async def bot_turn_candidates(self) -> list[Turn]:
+        """Every bot seat of a table in play, the longest-waiting table first."""
 
-        A coarse list: whether it is that seat's turn is the engine's to say.
-        """
-        query = (
-            sa.select(seats.c.table_id, seats.c.seat, tables.c.version)
-            .join(tables, tables.c.table_id == seats.c.table_id)
-            .where(tables.c.status == "playing", seats.c.kind == "bot")
-            .order_by(tables.c.updated_at, seats.c.table_id, seats.c.seat)
-        )
-        with self._reader.connect() as conn:
-            return [(row[0], row[1], row[2]) for row in conn.execute(query)]
+    @abstractmethod
+    async def count_tables(self) -> dict[str, int]:
+        """How many tables there are in each status (for the operator's metrics)."""
 
-    def close(self) -> None:
+    @abstractmethod
+    def stats(self) -> dict[str, int]:
+        """Pool figures: ``connections`` (budget), ``open``, ``in_use``, ``waiting``."""
+
+    @abstractmethod
+    async def close(self) -> None:
         """Close every pooled connection."""
-        if self._hot is not None:
-            self._hot.close()
-        if self._hot_async is not None:
-            self._hot_async.close()
-        self._engine.dispose()
 
 
-# --- migrations from outside a store -------------------------------------------------------
+def connection_budget(connections: int | None = None) -> int:
+    """The pooled connections per process: the argument, else ``$PARLOUR_DB_CONNECTIONS``."""
+    value = connections or int(os.environ.get(CONNECTIONS_ENV) or DEFAULT_CONNECTIONS)
+    if value < 1:
+        raise ValueError(f"the connection budget must be at least 1, not {value}")
+    return value
 
 
-def alembic_config(url: str) -> Any:
-    """An Alembic Config for the repository's migrations against ``url``."""
-    from alembic.config import Config
+def stored_events(
+    table_id: str,
+    expected_seq: int,
+    events: list[NewEvent],
+    request_id: str | None,
+    now: datetime,
+) -> list[StoredEvent]:
+    """``events`` as they are stored at seq ``expected_seq + 1 ..``; the request id goes
+    on the first only (the UNIQUE (table_id, request_id) guard)."""
+    return [
+        StoredEvent(
+            table_id,
+            expected_seq + offset,
+            event.type,
+            event.schema_version,
+            event.payload,
+            event.digest,
+            request_id if offset == 1 else None,
+            now,
+        )
+        for offset, event in enumerate(events, start=1)
+    ]
 
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    # handed over as an attribute: a URL in the ini would need its '%' escaped
-    config.attributes["url"] = url
-    return config
 
-
-def upgrade_head(url: str) -> None:
-    """alembic upgrade head against ``url``."""
-    store = EventStore(url, pool_size=1)
-    try:
-        store.migrate()
-    finally:
-        store.close()
-
-
-def downgrade_base(url: str) -> None:
-    """alembic downgrade base against ``url``: drops every table the migrations made."""
-    from alembic import command
-
-    store = EventStore(url, pool_size=1)
-    try:
-        with store._write() as conn:
-            config = alembic_config(store.url)
-            config.attributes["connection"] = conn
-            command.downgrade(config, "base")
-    finally:
-        store.close()
+def aware(moment: datetime) -> datetime:
+    """SQLite hands timestamps back naive; everything the store writes is UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -1,44 +1,56 @@
-"""The store's hot statements on Postgres, sent straight through psycopg.
+"""The event store on Postgres: psycopg 3 and a ``psycopg_pool`` pool, from the event loop.
 
-Every move is one append, and every view one "events after seq N" read. Through
-SQLAlchemy an append was BEGIN + INSERT + UPDATE + COMMIT (three round trips)
-and cost about 0.4 ms of CPU; here it is ONE statement in autocommit, so its
-own transaction, and costs about a third of that. The game service sends them
-from its event loop (:class:`AsyncPostgresHotPath`); other callers of the
-synchronous store use :class:`PostgresHotPath` from their threads.
+Every statement is sent from the event loop on a pooled autocommit
+connection (no thread hop: on a small machine the hop costs more than the
+statement). The pool holds the process's connection budget. The append of
+a move is ONE statement, so its own transaction:
 
     WITH bump AS (UPDATE tables SET version = <new> ... WHERE version = <expected>),
          ins AS (INSERT INTO events ... SELECT ... FROM bump, unnest(<the events>))
     SELECT pg_notify(...) FROM bump
 
-The version bump is the guard: the events are inserted only when the bump
-matched (the table is still at the expected version), so either everything
-is written or nothing is. Two writers at the same version serialize on the
-table row; the second re-checks the version after the first commits, matches
-nothing and inserts nothing. A primary-key or request-id clash makes the
-whole statement fail. The NOTIFY rides on the same statement and is sent only
-if it commits.
-
-Driver errors leave this module as SQLAlchemy's DBAPIError subclasses (as the
-rest of the store's do), so ``errors.status_for`` maps them the same way.
+The version bump is the guard: the events are inserted only when it matched
+(the table is still at the expected version), so everything is written or
+nothing is. Two writers at the same version serialize on the table row; the
+second re-checks the version after the first commits and matches nothing. A
+seq or request-id clash fails the whole statement. The NOTIFY rides on it and
+is sent only if it commits. Lobby changes that also rewrite seats run the
+same statement and the seat upsert in one transaction.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
-from sqlalchemy import exc as sa_exc
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-#: (seq, type, schema_version, payload, digest, request_id, created_at)
-EventTuple = tuple[int, str, int, Any, str, "str | None", Any]
+from parlour.service.database import libpq_url, normalize_url
+from parlour.service.domain import SeatKind, TableStatus
+from parlour.service.store import (
+    CONNECTION_WAIT_SECONDS,
+    NOTIFY_CHANNEL,
+    AppendRefused,
+    EventStore,
+    Lease,
+    PendingAppend,
+    SeatRow,
+    StoredEvent,
+    StoreUnavailable,
+    TableRow,
+    Turn,
+    UnknownTable,
+)
 
-_APPEND = """
+Connection = psycopg.AsyncConnection[Any]
+
+# The version bump (the guard), the insert made only if it matched, and the NOTIFY:
+# for one event as values, for several as arrays (the single one is cheaper to send).
+_APPEND_TEMPLATE = """
 WITH bump AS (
     UPDATE tables
     SET version = %(new_version)s, updated_at = %(now)s,
@@ -48,270 +60,322 @@ WITH bump AS (
 ), ins AS (
     INSERT INTO events
         (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
-    SELECT bump.table_id, e.seq, e.type, e.schema_version, e.payload::jsonb, e.digest,
-           e.request_id, %(now)s
+    SELECT bump.table_id, {rows}
+    RETURNING seq
+)
+SELECT pg_notify(%(channel)s, %(note)s), (SELECT count(*) FROM ins) FROM bump
+"""
+_APPEND = _APPEND_TEMPLATE.replace(
+    "{rows}",
+    """e.seq, e.type, e.schema_version, e.payload::jsonb, e.digest, e.request_id, %(now)s
     FROM bump, unnest(%(seqs)s::int[], %(types)s::text[], %(versions)s::int[],
                       %(payloads)s::text[], %(digests)s::text[], %(request_ids)s::text[])
-         AS e(seq, type, schema_version, payload, digest, request_id)
-    RETURNING seq
+         AS e(seq, type, schema_version, payload, digest, request_id)""",
 )
-SELECT pg_notify(%(channel)s, %(note)s), (SELECT count(*) FROM ins) FROM bump
-"""
-
-# The same for the usual single event, without the arrays (cheaper to send).
-_APPEND_ONE = """
-WITH bump AS (
-    UPDATE tables
-    SET version = %(new_version)s, updated_at = %(now)s,
-        status = coalesce(%(new_status)s::text, status)
-    WHERE table_id = %(g)s AND version = %(expected)s
-    RETURNING table_id
-), ins AS (
-    INSERT INTO events
-        (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
-    SELECT bump.table_id, %(new_version)s, %(type)s, %(schema_version)s, %(payload)s::jsonb,
+_APPEND_ONE = _APPEND_TEMPLATE.replace(
+    "{rows}",
+    """%(new_version)s, %(type)s, %(version)s, %(payload)s::jsonb,
            %(digest)s, %(request_id)s, %(now)s
-    FROM bump
-    RETURNING seq
+    FROM bump""",
 )
-SELECT pg_notify(%(channel)s, %(note)s), (SELECT count(*) FROM ins) FROM bump
+_INSERT_TABLE = """
+INSERT INTO tables (table_id, game, seats, options, status, host_token_hash, version, name,
+                    created_at, updated_at)
+VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s)
 """
-
+_INSERT_EVENT = """
+INSERT INTO events (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
+VALUES (%s, %s, %s, %s, %s::jsonb, %s, %s, %s)
+"""
+_UPSERT_SEAT = """
+INSERT INTO seats (table_id, seat, kind, bot_level, player_name, token_hash, occupied)
+VALUES (%s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (table_id, seat) DO UPDATE SET kind = excluded.kind,
+    bot_level = excluded.bot_level, player_name = excluded.player_name,
+    token_hash = excluded.token_hash, occupied = excluded.occupied
+"""
 _READ = """
 SELECT seq, type, schema_version, payload, digest, request_id, created_at
-FROM events WHERE game_id = %s AND seq > %s ORDER BY seq
+FROM events WHERE game_id = %s AND seq > %s AND seq <= coalesce(%s, seq) ORDER BY seq
 """
-_READ_RANGE = """
-SELECT seq, type, schema_version, payload, digest, request_id, created_at
-FROM events WHERE game_id = %s AND seq > %s AND seq <= %s ORDER BY seq
-"""
-
-
-# A table and its seats in one round trip (the seats as a JSON array of rows).
-_GET_TABLE = """
+_FIND_REQUEST = "SELECT seq FROM events WHERE game_id = %s AND request_id = %s"
+_LAST_SEQ = "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = %s"
+# Tables with their seats in one round trip (the seats as a JSON array of rows).
+_TABLES = """
 SELECT t.table_id, t.game, t.seats, t.options, t.status, t.host_token_hash, t.version,
        t.name, t.created_at, t.updated_at,
        coalesce((SELECT json_agg(json_build_array(s.seat, s.kind, s.bot_level, s.player_name,
                                                   s.token_hash, s.occupied) ORDER BY s.seat)
                  FROM seats s WHERE s.table_id = t.table_id), '[]'::json)
-FROM tables t WHERE t.table_id = %s
+FROM tables t
+"""
+_GET_TABLE = _TABLES + " WHERE t.table_id = %s"
+_LIST_TABLES = (
+    _TABLES
+    + " WHERE t.status = coalesce(%s, t.status) AND t.game = coalesce(%s, t.game)"
+    + " ORDER BY t.created_at DESC, t.table_id LIMIT %s"
+)
+_CLAIM_LEASE = """
+INSERT INTO bot_leases (table_id, seat, worker_id, version, expires_at)
+VALUES (%(table_id)s, %(seat)s, %(worker_id)s, %(version)s, %(expires_at)s)
+ON CONFLICT (table_id, seat) DO UPDATE SET worker_id = excluded.worker_id,
+    version = excluded.version, expires_at = excluded.expires_at
+WHERE bot_leases.expires_at <= %(now)s OR bot_leases.worker_id = excluded.worker_id
+   OR bot_leases.version < excluded.version
+RETURNING table_id
+"""
+_RELEASE_LEASE = """
+DELETE FROM bot_leases WHERE table_id = %s AND seat = %s AND worker_id = coalesce(%s, worker_id)
+"""
+_GET_LEASE = """
+SELECT table_id, seat, worker_id, version, expires_at FROM bot_leases
+WHERE table_id = %s AND seat = %s
+"""
+_COUNT_TABLES = "SELECT status, count(*) FROM tables GROUP BY status"
+_CANDIDATES = """
+SELECT s.table_id, s.seat, t.version FROM seats s JOIN tables t ON t.table_id = s.table_id
+WHERE t.status = 'playing' AND s.kind = 'bot' ORDER BY t.updated_at, s.table_id, s.seat
 """
 
 
-class VersionMoved(Exception):
-    """The table was not at the expected version (or does not exist): nothing was written."""
+class PostgresEventStore(EventStore):
+    """:class:`~parlour.service.store.EventStore` on Postgres.
+
+    The pool is opened on first use and belongs to that event loop (psycopg's
+    async connections do): open one store per loop.
+    """
+
+    is_postgres = True
+
+    def __init__(
+        self, url: str, connections: int, *, wait_seconds: float = CONNECTION_WAIT_SECONDS
+    ) -> None:
+        super().__init__()
+        self._wait_seconds = wait_seconds
+        self.url: str = normalize_url(url).render_as_string(hide_password=False)
+        self._conninfo = libpq_url(url)
+        self._budget = connections
+        self._pool_: AsyncConnectionPool[Connection] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def _pool(self) -> AsyncConnectionPool[Connection]:
+        loop = asyncio.get_running_loop()
+        if self._pool_ is None:
+            self._loop = loop
+            pool: AsyncConnectionPool[Connection] = AsyncConnectionPool(
+                self._conninfo,
+                min_size=min(2, self._budget),
+                max_size=self._budget,
+                kwargs={"autocommit": True, "application_name": "parlour-store"},
+                timeout=self._wait_seconds,
+                name="parlour",
+                open=False,
+            )
+            await pool.open()
+            self._pool_ = pool
+        elif loop is not self._loop:
+            raise RuntimeError("a Postgres store serves one event loop; open one per loop")
+        return self._pool_
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Connection]:
+        """A pooled connection; an unreachable database is :class:`StoreUnavailable`."""
+        try:
+            async with (await self._pool()).connection() as conn:
+                yield conn
+        except PoolTimeout as error:
+            raise StoreUnavailable(f"no database connection free: {error}") from error
+        except psycopg.OperationalError as error:
+            # the server may have dropped every connection: replace the dead idle ones
+            if self._pool_ is not None:
+                await self._pool_.check()
+            raise StoreUnavailable(str(error).splitlines()[0]) from error
+
+    async def _fetch(self, statement: str, params: Any, *, one: bool = False) -> Any:
+        async with self._connection() as conn:
+            cursor = await conn.execute(statement, params, prepare=True)
+            return await (cursor.fetchone() if one else cursor.fetchall())
+
+    # --- events ---------------------------------------------------------------------------
+
+    async def _create(self, table: TableRow, stored: list[StoredEvent]) -> None:
+        values = (
+            table.table_id,
+            table.game,
+            table.seats,
+            json.dumps(table.options),
+            str(table.status),
+            table.host_token_hash,
+            len(stored),
+            table.name,
+            table.created_at,
+            table.updated_at,
+        )
+        try:
+            async with self._connection() as conn, conn.transaction():
+                await conn.execute(_INSERT_TABLE, values)
+                async with conn.cursor() as cursor:
+                    await cursor.executemany(
+                        _UPSERT_SEAT, _seat_params(table.table_id, table.seat_rows)
+                    )
+                    await cursor.executemany(_INSERT_EVENT, [_event_row(event) for event in stored])
+        except psycopg.IntegrityError as error:
+            raise AppendRefused(version_moved=False) from error
+
+    async def _append(self, append: PendingAppend) -> None:
+        table_id, stored, seat_updates = append.table_id, append.stored, append.seat_updates
+        last = stored[-1].seq
+        params = {
+            "g": table_id,
+            "expected": append.expected_seq,
+            "new_version": last,
+            "now": stored[0].created_at,
+            "new_status": append.table_status and str(append.table_status),
+            "channel": NOTIFY_CHANNEL,
+            "note": f"{table_id}:{last}",
+        }
+        if len(stored) == 1:
+            (event,) = stored
+            params |= {"type": event.type, "version": event.schema_version}
+            params |= {"payload": json.dumps(event.payload), "digest": event.digest}
+            params["request_id"] = event.request_id
+        else:
+            params |= {
+                "seqs": [event.seq for event in stored],
+                "types": [event.type for event in stored],
+                "versions": [event.schema_version for event in stored],
+                "payloads": [json.dumps(event.payload) for event in stored],
+                "digests": [event.digest for event in stored],
+                "request_ids": [event.request_id for event in stored],
+            }
+        try:
+            async with self._connection() as conn:
+                if not seat_updates:  # a move: one statement, its own transaction
+                    await _append(conn, params)
+                    return
+                async with conn.transaction():  # a lobby change: the seats too
+                    await _append(conn, params)
+                    async with conn.cursor() as cursor:
+                        await cursor.executemany(_UPSERT_SEAT, _seat_params(table_id, seat_updates))
+        except psycopg.IntegrityError as error:
+            raise AppendRefused(version_moved=False) from error
+
+    async def read(
+        self, table_id: str, after_seq: int = 0, upto_seq: int | None = None
+    ) -> list[StoredEvent]:
+        rows = await self._fetch(_READ, (table_id, after_seq, upto_seq))
+        return [StoredEvent(table_id, *row) for row in rows]
+
+    async def last_seq(self, table_id: str) -> int:
+        return int((await self._fetch(_LAST_SEQ, (table_id,), one=True))[0])
+
+    async def find_request(self, table_id: str, request_id: str) -> int | None:
+        row = await self._fetch(_FIND_REQUEST, (table_id, request_id), one=True)
+        return None if row is None else int(row[0])
+
+    # --- the lobby ------------------------------------------------------------------------
+
+    async def get_table(self, table_id: str) -> TableRow:
+        row = await self._fetch(_GET_TABLE, (table_id,), one=True)
+        if row is None:
+            raise UnknownTable(table_id)
+        return _table(row)
+
+    async def list_tables(
+        self, status: TableStatus | None = None, game: str | None = None, limit: int = 100
+    ) -> list[TableRow]:
+        params = (None if status is None else str(status), game, limit)
+        return [_table(row) for row in await self._fetch(_LIST_TABLES, params)]
+
+    # --- bot leases -----------------------------------------------------------------------
+
+    async def _claim(self, claim: dict[str, Any]) -> bool:
+        try:
+            return await self._fetch(_CLAIM_LEASE, claim, one=True) is not None
+        except psycopg.IntegrityError:
+            return False  # the table is gone (foreign key)
+
+    async def release_lease(self, table_id: str, seat: int, worker_id: str | None = None) -> bool:
+        async with self._connection() as conn:
+            cursor = await conn.execute(_RELEASE_LEASE, (table_id, seat, worker_id))
+            return cursor.rowcount > 0
+
+    async def get_lease(self, table_id: str, seat: int) -> Lease | None:
+        row = await self._fetch(_GET_LEASE, (table_id, seat), one=True)
+        return None if row is None else Lease(*row)
+
+    async def bot_turn_candidates(self) -> list[Turn]:
+        return [(t, s, v) for t, s, v in await self._fetch(_CANDIDATES, ())]
+
+    async def count_tables(self) -> dict[str, int]:
+        return {str(status): int(count) for status, count in await self._fetch(_COUNT_TABLES, ())}
+
+    def stats(self) -> dict[str, int]:
+        figures = self._pool_.get_stats() if self._pool_ is not None else {}
+        return {
+            "connections": self._budget,
+            "open": figures.get("pool_size", 0),
+            "in_use": figures.get("pool_size", 0) - figures.get("pool_available", 0),
+            "waiting": figures.get("requests_waiting", 0),
+        }
+
+    async def close(self) -> None:
+        pool, self._pool_ = self._pool_, None
+        if pool is not None:
+            await pool.close()
 
 
-def _append_statement(
-    game_id: str,
-    expected_seq: int,
-    rows: list[dict[str, Any]],
-    table_status: str | None,
-    channel: str,
-) -> tuple[str, dict[str, Any]]:
-    last_seq = expected_seq + len(rows)
-    params: dict[str, Any] = {
-        "g": game_id,
-        "expected": expected_seq,
-        "new_version": last_seq,
-        "now": rows[0]["created_at"],
-        "new_status": table_status,
-        "channel": channel,
-        "note": f"{game_id}:{last_seq}",
-    }
-    if len(rows) == 1:
-        (row,) = rows
-        params["type"] = row["type"]
-        params["schema_version"] = row["schema_version"]
-        params["payload"] = json.dumps(row["payload"])
-        params["digest"] = row["digest"]
-        params["request_id"] = row["request_id"]
-        return _APPEND_ONE, params
-    params["seqs"] = [row["seq"] for row in rows]
-    params["types"] = [row["type"] for row in rows]
-    params["versions"] = [row["schema_version"] for row in rows]
-    params["payloads"] = [json.dumps(row["payload"]) for row in rows]
-    params["digests"] = [row["digest"] for row in rows]
-    params["request_ids"] = [row["request_id"] for row in rows]
-    return _APPEND, params
-
-
-def _check_appended(game_id: str, rows: list[dict[str, Any]], result: Any) -> None:
-    if result is None:
-        raise VersionMoved(game_id)
-    if result[1] != len(rows):  # cannot happen: the insert has no condition of its own
-        raise AssertionError(f"{game_id}: inserted {result[1]} of {len(rows)} events")
-
-
-def _read_statement(
-    game_id: str, after_seq: int, upto_seq: int | None
-) -> tuple[str, tuple[Any, ...]]:
-    if upto_seq is None:
-        return _READ, (game_id, after_seq)
-    return _READ_RANGE, (game_id, after_seq, upto_seq)
-
-
-def _translated(error: psycopg.Error, broken: bool) -> Exception:
-    """IntegrityError as it is (the store interprets it); the rest as SQLAlchemy's errors."""
-    if isinstance(error, psycopg.IntegrityError):
-        return error
-    return sa_exc.DBAPIError.instance(
-        None, None, error, psycopg.Error, connection_invalidated=broken
+def _table(row: tuple[Any, ...]) -> TableRow:
+    *columns, seat_rows = row
+    table_id, game, seat_count, options, status, host, version, name, created, updated = columns
+    return TableRow(
+        table_id=table_id,
+        game=game,
+        seats=seat_count,
+        options=options,
+        status=TableStatus(status),
+        host_token_hash=host,
+        version=version,
+        name=name,
+        created_at=created,
+        updated_at=updated,
+        seat_rows=tuple(
+            SeatRow(seat, SeatKind(kind), bot_level, player_name, token_hash, bool(occupied))
+            for seat, kind, bot_level, player_name, token_hash, occupied in seat_rows
+        ),
     )
 
 
-class PostgresHotPath:
-    """Appends and reads over a small pool of autocommit psycopg connections (threads)."""
+async def _append(conn: Connection, params: dict[str, Any]) -> None:
+    statement = _APPEND_ONE if "type" in params else _APPEND
+    cursor = await conn.execute(statement, params, prepare=True)
+    if await cursor.fetchone() is None:
+        raise AppendRefused(version_moved=True)  # nothing written (rolls back a transaction)
 
-    def __init__(self, conninfo: str, keep: int, channel: str) -> None:
-        self._conninfo = conninfo
-        self._channel = channel
-        self._keep = keep
-        self._idle: list[psycopg.Connection[Any]] = []
-        self._lock = threading.Lock()
-        self._closed = False
 
-    @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
-        with self._lock:
-            conn = self._idle.pop() if self._idle else None
-        try:
-            if conn is None or conn.closed:
-                conn = psycopg.connect(self._conninfo, autocommit=True)
-            yield conn
-        except psycopg.Error as error:
-            broken = conn is None or conn.closed or conn.broken
-            if conn is not None:
-                # autocommit: a failed statement leaves a sound connection behind
-                self._release(conn, keep=not broken)
-            if broken:  # the server went away: the idle ones are as dead (as SQLAlchemy does)
-                self.close(final=False)
-            raise _translated(error, broken) from error
-        except BaseException:
-            if conn is not None:
-                conn.close()
-            raise
-        self._release(conn, keep=not (conn.broken or conn.closed))
+def _event_row(event: StoredEvent) -> tuple[Any, ...]:
+    return (
+        event.game_id,
+        event.seq,
+        event.type,
+        event.schema_version,
+        json.dumps(event.payload),
+        event.digest,
+        event.request_id,
+        event.created_at,
+    )
 
-    def _release(self, conn: psycopg.Connection[Any], *, keep: bool) -> None:
-        if keep:
-            with self._lock:
-                if not self._closed and len(self._idle) < self._keep:
-                    self._idle.append(conn)
-                    return
-        conn.close()
 
-    def append(
-        self, game_id: str, expected_seq: int, rows: list[dict[str, Any]], table_status: str | None
-    ) -> None:
-        """Write the event rows (seq ``expected_seq + 1 ..``, as the store builds them).
-
-        Raises :class:`VersionMoved` when the table is not at ``expected_seq``
-        (nothing written) and psycopg's IntegrityError on a seq or request-id
-        clash (nothing written either).
-        """
-        statement, params = _append_statement(
-            game_id, expected_seq, rows, table_status, self._channel
+def _seat_params(table_id: str, rows: Sequence[SeatRow]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            table_id,
+            row.seat,
+            str(row.kind),
+            row.bot_level,
+            row.player_name,
+            row.token_hash,
+            row.occupied,
         )
-        with self._connection() as conn:
-            result = conn.execute(statement, params, prepare=True).fetchone()
-        _check_appended(game_id, rows, result)
-
-    def read(self, game_id: str, after_seq: int, upto_seq: int | None) -> list[EventTuple]:
-        """The game's events with ``after_seq < seq <= upto_seq``, in order."""
-        statement, params = _read_statement(game_id, after_seq, upto_seq)
-        with self._connection() as conn:
-            return conn.execute(statement, params, prepare=True).fetchall()
-
-    def close(self, *, final: bool = True) -> None:
-        """Close the idle connections (and, when final, those in use as they come back)."""
-        with self._lock:
-            self._closed = self._closed or final
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
-
-
-class AsyncPostgresHotPath:
-    """The hot statements (and the table read) sent from the event loop itself.
-
-    On this kind of machine handing a call to a thread and back costs more than
-    the statement (two thread wake-ups); an asyncio connection waits for
-    Postgres in the loop's own poll. Connections belong to the loop that
-    opened them: used from another loop, the pool starts afresh. At most
-    ``size`` connections are open; callers beyond that wait their turn.
-    """
-
-    def __init__(self, conninfo: str, size: int, channel: str) -> None:
-        self._conninfo = conninfo
-        self._size = size
-        self._channel = channel
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._slots = asyncio.Semaphore(size)
-        self._idle: list[psycopg.AsyncConnection[Any]] = []
-        self._closed = False
-
-    async def _query(self, statement: str, params: Any, *, one: bool) -> Any:
-        loop = asyncio.get_running_loop()
-        if loop is not self._loop:
-            self._finish_idle()
-            self._loop, self._slots = loop, asyncio.Semaphore(self._size)
-        async with self._slots:
-            conn = self._idle.pop() if self._idle else None
-            try:
-                if conn is None:
-                    conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
-                cursor = await conn.execute(statement, params, prepare=True)
-                result = await (cursor.fetchone() if one else cursor.fetchall())
-            except psycopg.Error as error:
-                broken = conn is None or conn.closed or conn.broken
-                if conn is not None:
-                    self._release(conn, loop, keep=not broken)
-                if broken:  # the server went away: the idle ones are as dead
-                    self._finish_idle()
-                raise _translated(error, broken) from error
-            except BaseException:  # cancelled mid-statement: the connection is in doubt
-                if conn is not None:
-                    conn.pgconn.finish()
-                raise
-            self._release(conn, loop, keep=True)
-            return result
-
-    def _release(
-        self, conn: psycopg.AsyncConnection[Any], loop: asyncio.AbstractEventLoop, *, keep: bool
-    ) -> None:
-        if keep and not self._closed and loop is self._loop:
-            self._idle.append(conn)
-        else:
-            conn.pgconn.finish()
-
-    async def append(
-        self, game_id: str, expected_seq: int, rows: list[dict[str, Any]], table_status: str | None
-    ) -> None:
-        """As :meth:`PostgresHotPath.append`."""
-        statement, params = _append_statement(
-            game_id, expected_seq, rows, table_status, self._channel
-        )
-        _check_appended(game_id, rows, await self._query(statement, params, one=True))
-
-    async def read(self, game_id: str, after_seq: int, upto_seq: int | None) -> list[EventTuple]:
-        """As :meth:`PostgresHotPath.read`."""
-        statement, params = _read_statement(game_id, after_seq, upto_seq)
-        rows: list[EventTuple] = await self._query(statement, params, one=False)
-        return rows
-
-    async def get_table(self, table_id: str) -> tuple[Any, ...] | None:
-        """The table's columns, its seats last (a list of [seat, kind, bot_level,
-        player_name, token_hash, occupied]); None if there is no such table."""
-        row: tuple[Any, ...] | None = await self._query(_GET_TABLE, (table_id,), one=True)
-        return row
-
-    def _finish_idle(self) -> None:
-        idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.pgconn.finish()
-
-    def close(self) -> None:
-        """Close the idle connections, and those in use as they come back (any thread)."""
-        self._closed = True
-        self._finish_idle()
+        for row in rows
+    ]

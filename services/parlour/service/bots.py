@@ -1,4 +1,6 @@
-"""BotService: handing the bots' turns to AI workers, one worker per turn, under a lease.
+"""Bot turns: handed to AI workers (BotService), one worker per turn, under a lease.
+
+Application layer: no gRPC here (``grpc_server.BotServicer`` adapts it).
 
 A bot turn is a bot seat that the engine lists in ``to_act`` at a table being
 played. :class:`BotTurns` finds them (the store lists the bot seats of tables
@@ -29,13 +31,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from parlour.engine.view import View
-from parlour.service import auth, convert, metrics
-from parlour.service.app import Credentials, GameService
+from parlour.service import auth, metrics
+from parlour.service.app import Credentials, GameService, Waiter
 from parlour.service.errors import BadRequest, TurnLeased
-from parlour.service.grpc_server import Context, credentials, unary
-from parlour.service.notify import Notifier
-from parlour.service.store import TableRow, utcnow
-from parlour.v1 import bots_pb2, bots_pb2_grpc
+from parlour.service.store import TableRow, Turn, utcnow
 
 log = logging.getLogger("parlour.service.bots")
 
@@ -80,7 +79,7 @@ class BotTurns:
     def __init__(
         self,
         app: GameService,
-        notifier: Notifier,
+        notifier: Waiter,
         *,
         worker_token: str | None,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
@@ -127,9 +126,7 @@ class BotTurns:
             free = [turn for turn in candidates if not self._held_by_other(turn, worker_id)]
             if free:
                 claimed_at = utcnow()
-                taken = await asyncio.to_thread(
-                    self.app.store.claim_bot_turn, worker_id, self.lease_seconds, free
-                )
+                taken = await self.app.store.claim_bot_turn(worker_id, self.lease_seconds, free)
                 if taken is not None:
                     earlier = self._granted.get(taken[:2])
                     if earlier and earlier.worker_id != worker_id and earlier.version == taken[2]:
@@ -150,7 +147,7 @@ class BotTurns:
             await self.notifier.wait_any(mark, remaining)
         return None
 
-    def _held_by_other(self, turn: tuple[str, int, int], worker_id: str) -> bool:
+    def _held_by_other(self, turn: Turn, worker_id: str) -> bool:
         grant = self._granted.get(turn[:2])
         return (
             grant is not None
@@ -159,9 +156,7 @@ class BotTurns:
             and grant.until > asyncio.get_running_loop().time()
         )
 
-    def _next_expiry(
-        self, candidates: list[tuple[str, int, int]], tried: list[tuple[str, int, int]]
-    ) -> float:
+    def _next_expiry(self, candidates: list[Turn], tried: list[Turn]) -> float:
         """Seconds until a lease on one of the candidates may have run out."""
         if tried:  # some are held through other replicas: their expiry is unknown here
             return max(0.05, self.lease_seconds / 4)
@@ -177,7 +172,7 @@ class BotTurns:
         grant = self._granted.get((table_id, seat))
         if grant is not None and grant.worker_id == worker_id:
             del self._granted[table_id, seat]
-        return await asyncio.to_thread(self.app.store.release_lease, table_id, seat, worker_id)
+        return await self.app.store.release_lease(table_id, seat, worker_id)
 
     async def check_act(
         self, table_id: str, seat: int, worker_id: str | None, expected_version: int | None
@@ -187,7 +182,7 @@ class BotTurns:
         A lease granted at an earlier version than the one the Act was decided
         at is for a turn already over, and does not count.
         """
-        lease = await asyncio.to_thread(self.app.store.get_lease, table_id, seat)
+        lease = await self.app.store.get_lease(table_id, seat)
         if lease is None or lease.worker_id == worker_id:
             return
         left = (lease.expires_at - utcnow()).total_seconds()
@@ -198,9 +193,9 @@ class BotTurns:
             f"worker {lease.worker_id!r} for {left:.1f} s more; claim another turn"
         )
 
-    async def _candidates(self, games: frozenset[str]) -> list[tuple[str, int, int]]:
+    async def _candidates(self, games: frozenset[str]) -> list[Turn]:
         """(table_id, seat, version) of every bot seat to act now, the longest-waiting first."""
-        bot_seats = await asyncio.to_thread(self.app.store.bot_turn_candidates)
+        bot_seats = await self.app.store.bot_turn_candidates()
         versions: dict[str, int] = {}
         for table_id, _seat, version in bot_seats:
             versions.setdefault(table_id, version)
@@ -246,46 +241,3 @@ def _worker_id(worker_id: str) -> str:
     if len(cleaned) > MAX_WORKER_ID:
         raise BadRequest(f"worker_id is longer than {MAX_WORKER_ID} characters")
     return cleaned
-
-
-class BotServicer(bots_pb2_grpc.BotServiceServicer):
-    """BotService over :class:`BotTurns`."""
-
-    def __init__(self, turns: BotTurns) -> None:
-        self.turns = turns
-
-    @unary
-    async def ClaimTurn(
-        self, request: bots_pb2.ClaimTurnRequest, context: Context
-    ) -> bots_pb2.ClaimTurnResponse:
-        self.turns.check_worker(credentials(context))
-        claim = await self.turns.claim(
-            request.worker_id,
-            request.wait_seconds,
-            frozenset(request.games),
-            time_left=context.time_remaining(),
-        )
-        if claim is None:
-            return bots_pb2.ClaimTurnResponse(claimed=False)
-        response = bots_pb2.ClaimTurnResponse(
-            claimed=True,
-            table_id=claim.table.table_id,
-            seat=claim.seat,
-            game=claim.table.game,
-            bot_level=claim.table.seat_rows[claim.seat].bot_level or "",
-            version=claim.version,
-            view=convert.view(claim.view, claim.table),
-            options={
-                name: convert.option_text(value) for name, value in claim.table.options.items()
-            },
-        )
-        response.lease_expires_at.FromDatetime(claim.expires_at)
-        return response
-
-    @unary
-    async def ReleaseTurn(
-        self, request: bots_pb2.ReleaseTurnRequest, context: Context
-    ) -> bots_pb2.ReleaseTurnResponse:
-        self.turns.check_worker(credentials(context))
-        released = await self.turns.release(request.worker_id, request.table_id, request.seat)
-        return bots_pb2.ReleaseTurnResponse(released=released)

@@ -1,4 +1,4 @@
-"""ReplayService: a table's event log, cut to what the caller may see.
+"""A table's event log, cut to what the caller may see (GetReplay's application layer).
 
 A finished game's log is public, whole. While a game is on, a seat gets its
 own cards of each deal and its own Hearts passes, a spectator only the public
@@ -13,21 +13,18 @@ dealt again.)
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.cards import Card
-from parlour.service import auth, convert
+from parlour.service import auth
 from parlour.service.app import Credentials, GameService
 from parlour.service.errors import BadRequest
 from parlour.service.fold import ACTION_TAKEN, CARDS_DEALT, GAME_FINISHED, Folded, describe
-from parlour.service.grpc_server import Context, credentials, unary
 from parlour.service.store import StoredEvent, TableRow
 from parlour.service.upcast import upcast
-from parlour.v1 import lobby_pb2, replay_pb2, replay_pb2_grpc
 
 
 @dataclass(frozen=True)
@@ -102,7 +99,7 @@ async def get_replay(
     if not table_id:
         raise BadRequest("table_id is required")
     table = await app.get_table(table_id)
-    events = await asyncio.to_thread(app.store.read, table_id)
+    events = await app.store.read(table_id)
     finished = any(event.type == GAME_FINISHED for event in events)
     if seat is not None and not finished:
         if not 0 <= seat < table.seats:
@@ -111,44 +108,3 @@ async def get_replay(
         auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
     visible = await asyncio.to_thread(visible_log, events, seat)
     return ReplayLog(table, tuple(visible), finished)
-
-
-def replay_response(log: ReplayLog) -> replay_pb2.GetReplayResponse:
-    """The GetReplay message for ``log``."""
-    table = log.table
-    return replay_pb2.GetReplayResponse(
-        table_id=table.table_id,
-        game=table.game,
-        seat_count=table.seats,
-        status=convert.STATUS_TO_PROTO.get(table.status, lobby_pb2.TABLE_STATUS_UNSPECIFIED),
-        version=log.events[-1].event.seq if log.events else 0,
-        finished=log.finished,
-        complete=log.complete,
-        events=[
-            replay_pb2.ReplayEvent(
-                seq=item.event.seq,
-                type=item.event.type,
-                schema_version=item.event.schema_version,
-                payload_json=json.dumps(item.event.payload, ensure_ascii=False),
-                digest=item.event.digest,
-                redacted=item.redacted,
-                text=item.text,
-            )
-            for item in log.events
-        ],
-    )
-
-
-class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
-    """ReplayService over :class:`GameService` and the store."""
-
-    def __init__(self, app: GameService) -> None:
-        self.app = app
-
-    @unary
-    async def GetReplay(
-        self, request: replay_pb2.GetReplayRequest, context: Context
-    ) -> replay_pb2.GetReplayResponse:
-        seat = request.seat if request.HasField("seat") else None
-        log = await get_replay(self.app, request.table_id, seat, credentials(context))
-        return replay_response(log)

@@ -1,0 +1,37 @@
+"""The service's domain vocabulary: table statuses, seat kinds and event types.
+
+String enums, so that they are stored, compared and sent as the plain words
+they stand for ("open", "bot", "ActionTaken") while the code names them.
+Nothing here knows of gRPC or of a database.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class TableStatus(StrEnum):
+    """Where a table is in its life."""
+
+    OPEN = "open"  # seats filling
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class SeatKind(StrEnum):
+    """Who sits in a seat."""
+
+    PERSON = "person"
+    BOT = "bot"
+
+
+class EventType(StrEnum):
+    """The events of a table's log, in the order a table meets them (see ``fold.py``)."""
+
+    TABLE_HOSTED = "TableHosted"
+    SEAT_TAKEN = "SeatTaken"
+    SEAT_LEFT = "SeatLeft"
+    GAME_STARTED = "GameStarted"
+    CARDS_DEALT = "CardsDealt"
+    ACTION_TAKEN = "ActionTaken"
+    GAME_FINISHED = "GameFinished"
