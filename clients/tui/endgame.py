@@ -50,10 +50,12 @@ class GameOverScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         view = self.final_view
         me = view.seat if view.HasField("seat") else -1
-        winners = [player_name(view, seat) for seat in view.winners]
-        won = f"{join_names(winners)} {'win' if len(winners) > 1 else 'wins'}!"
-        headline = Text("You won! " if me in view.winners else "Game over: ", style="bold")
-        headline.append(won, style="bold green")
+        winners = [player_name(view, seat) for seat in view.winners if seat != me]
+        if me in view.winners:
+            won = f"{join_names(['You', *winners])} win!"
+        else:
+            won = f"{join_names(winners)} {'win' if len(winners) > 1 else 'wins'}!"
+        headline = Text(won, style="bold green")
         reason = Text(end_words(view), style="bold")
         parts: list[RenderableType] = [headline, reason, Text("")]
         if view.HasField("last_hand"):  # the final hand, which had no summary of its own
@@ -63,7 +65,7 @@ class GameOverScreen(ModalScreen[None]):
                 summary_body(final, me if me >= 0 else None),
                 Text(""),
             ]
-        parts.append(render.final_standings(view, width=70))
+        parts += [Text("Final scores", style="bold #9090c0"), render.scores_table(view, width=70)]
         offer = Text("\nReplay it on the server's machine: ", style="dim")
         offer.append(replay_command(self.seat.table_id), style="bold cyan")
         offer.append("\nr: the event log here · Esc: back to the lobby", style="dim")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -179,14 +179,6 @@ def whose_turn(view: play_pb2.View) -> Text:
         return Text("Your turn.", style="bold yellow")
     names = ", ".join(seat_name(view, seat) for seat in view.to_act)
     return Text(f"Waiting for {names}." if names else "", style="yellow")
-
-
-def final_standings(view: play_pb2.View, width: int = 60) -> Group:
-    """The end of the game: who won and everyone's final score, best first by the server's order."""
-    winners = [seat_name(view, seat) for seat in view.winners]
-    title = Text("Winner: " if len(winners) == 1 else "Winners: ", style="bold")
-    title.append(", ".join(winners) or "nobody", style="bold green")
-    return Group(title, Text(""), scores_table(view, width=width))
 
 
 def hand_line(hand: Sequence[str], playable: set[str], cursor: int, *, my_turn: bool) -> Text:

@@ -12,7 +12,7 @@ from textual.widgets import Static
 from parlour.tui.app import ParlourApp
 from parlour.tui.dialogs import InfoScreen
 from parlour.tui.endgame import GameOverScreen
-from parlour.tui.summary import HandSummaryScreen, player_name
+from parlour.tui.summary import HandSummaryScreen, join_names, player_name
 from parlour.tui.table import TableScreen
 from parlour.v1 import lobby_pb2
 from tests.tui.conftest import Service, ai_worker, shoot, wait_until
@@ -76,8 +76,9 @@ async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_pres
         # the end in words, the winners by name, and the last hand's result
         told = on_screen(app.screen.query_one("#game-over-body", Static))
         assert "All 5 rounds were played; the highest total wins." in told
-        winners = [player_name(view, seat) for seat in view.winners]
-        assert " and ".join(winners) in told and "The last hand, hand 5:" in told
+        others = [player_name(view, seat) for seat in view.winners if seat != view.seat]
+        said = join_names(["You", *others] if view.seat in view.winners else others)
+        assert f"{said} win" in told and "The last hand, hand 5:" in told
         assert len(view.hand_scores) == 5
         assert (bids, cards) == (5, 1 + 2 + 3 + 4 + 5)
         assert summaries == 4  # the fifth hand ends the game: its result is the game-over screen
