@@ -48,10 +48,12 @@ export class LobbyScreen {
     if (keep >= game.minSeats && keep <= game.maxSeats) this.$("seats").value = String(keep);
     this.$("rules-summary").textContent = game.summary || "";
     const ends = (game.endRule && game.endRule.text) || "";
-    this.$("end-rule").textContent = ends ? `How it ends: ${ends}.` : "";
-    // Only the levels the catalogue lists are offered; the first is the default.
+    this.$("end-rule").textContent = ends ? `${ends.charAt(0).toUpperCase()}${ends.slice(1)}.` : "";
+    // Only the levels the catalogue lists are offered; "normal" is the default where listed.
     const levels = game.botLevels || [];
-    const choices = levels.map((level) => `<option value="bot:${escape(level)}">${escape(botLevelLabel(level))}</option>`).join("") +
+    const preferred = levels.includes("normal") ? "normal" : levels[levels.length - 1];
+    const choices = levels.map((level) => `<option value="bot:${escape(level)}"${level === preferred ? " selected" : ""}>` +
+      `${escape(botLevelLabel(level))}</option>`).join("") +
       `<option value="person">a friend (open seat)</option>`;
     const count = Number(this.$("seats").value);
     let rows = `<div class="seat-row"><span class="seat-no">1</span><span>you</span></div>`;

@@ -143,7 +143,10 @@ def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack:
             "[data-seat='1'] option", "options => options.map(o => o.value)"
         )
         assert offered == [f"bot:{level}" for level in game["botLevels"]] + ["person"], offered
-        assert ada.inner_text("#end-rule") == f"How it ends: {game['endRule']['text']}."
+        ends = game["endRule"]["text"]
+        assert ada.inner_text("#end-rule") == f"{ends[0].upper()}{ends[1:]}."
+        default = "normal" if "normal" in game["botLevels"] else game["botLevels"][-1]
+        assert ada.input_value("[data-seat='1']") == f"bot:{default}"
     ada.select_option("#game", "hearts")
     shot(ada, "lobby")
     table_id = host(ada, "Ada", "hearts", {1: "person", 2: "person"})
