@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -342,3 +343,31 @@ def check_crazy8s_summary(page: Any, base: str, table_id: str) -> int:
         assert "The round was blocked" in lines, lines
     shot(page, "crazy8s-hand-summary")
     return 1
+
+
+def test_the_summary_says_a_kaiser_set_a_moon_and_a_blocked_round(
+    browser: Any, web_stack: str
+) -> None:
+    """The browser's summary module on results as the contract's JSON carries them (the
+    Kaiser set contract, Hearts moon and blocked Crazy 8s round of tests/engine/test_results.py)."""
+    page = open_page(browser, web_stack, DESKTOP)
+    said = page.evaluate((Path(__file__).parent / "summary_cases.js").read_text())
+    assert said["set"] == [
+        "Bo bid 10 with clubs trump: set, Bo and Dee took only 0 points",
+        "Ada and Cy: 10 points in tricks, +10 to the score",
+        "Bo and Dee: 0 points in tricks, -10 to the score",
+    ]
+    assert said["end"] == "Bo and Dee fell to −52 or below, so the other side wins."
+    assert said["moon"] == [
+        "Ada shot the moon: 0 for them, 26 for everyone else",
+        "Ada took the last trick with the A♣ (A♣ K♥ Q♠ 10♦)",
+        "No cards were passed",
+    ]
+    assert said["columns"] == ["tricks", "taken", "points", "total"]
+    assert (said["moonRow"]["taken"], said["moonRow"]["points"]) == (26, "0")
+    assert said["blocked"] == [
+        "The round was blocked: nobody could play or draw",
+        "The stock was rebuilt from the discards twice",
+    ]
+    assert said["left"] == [2, 2, 2]
+    assert page.errors == []
