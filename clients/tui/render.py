@@ -6,6 +6,7 @@ there and decide nothing. Fields a game does not use are empty and left out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import partial
 
@@ -36,6 +37,9 @@ def seat_name(view: play_pb2.View, seat: int) -> str:
     if seat < len(view.players) and view.players[seat].player_name:
         return view.players[seat].player_name
     return f"Seat {seat + 1}"
+
+
+_BOT_LEVEL = re.compile(r" \([^)]*\)$")
 
 
 def _is_bot(player: play_pb2.Player) -> bool:
@@ -157,6 +161,8 @@ def scores_table(view: play_pb2.View, last: int | None = None, width: int = 80) 
     table.add_column("hand", justify="right", no_wrap=True)
     for seat in range(view.seat_count):
         name = seat_name(view, seat)
+        if seat < len(view.players) and _is_bot(view.players[seat]):
+            name = _BOT_LEVEL.sub("", name)  # "Bot 2", its level is in the seats table
         short = name if len(name) <= room else name[: max(room - 1, 2)] + "…"
         table.add_column(short, justify="right", no_wrap=True)
     rows = list(enumerate(view.hand_scores, start=1))
