@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -22,6 +22,7 @@ from . import render
 from .dialogs import InfoScreen, event_log_text
 from .saved import SavedSeat
 from .session import session
+from .summary import describe_hand, end_words, join_names, player_name, summary_body
 
 
 def replay_command(table_id: str) -> str:
@@ -49,13 +50,28 @@ class GameOverScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         view = self.final_view
         me = view.seat if view.HasField("seat") else -1
-        headline = Text("You won!" if me in view.winners else "Game over.", style="bold")
+        winners = [player_name(view, seat) for seat in view.winners if seat != me]
+        if me in view.winners:
+            won = f"{join_names(['You', *winners])} win!"
+        else:
+            won = f"{join_names(winners)} {'win' if len(winners) > 1 else 'wins'}!"
+        headline = Text(won, style="bold green")
+        reason = Text(end_words(view), style="bold")
+        parts: list[RenderableType] = [headline, reason, Text("")]
+        if view.HasField("last_hand"):  # the final hand, which had no summary of its own
+            final = describe_hand(view, view.last_hand)
+            parts += [
+                Text(f"The last hand, hand {final.hand}:", style="bold #9090c0"),
+                summary_body(final, me if me >= 0 else None),
+                Text(""),
+            ]
+        parts += [Text("Final scores", style="bold #9090c0"), render.scores_table(view, width=70)]
         offer = Text("\nReplay it on the server's machine: ", style="dim")
         offer.append(replay_command(self.seat.table_id), style="bold cyan")
         offer.append("\nr: the event log here · Esc: back to the lobby", style="dim")
         with VerticalScroll(classes="dialog", id="game-over") as box:
             box.border_title = "The end"
-            yield Static(Group(headline, Text(""), render.final_standings(view, width=70), offer))
+            yield Static(Group(*parts, offer), id="game-over-body")
 
     def action_lobby(self) -> None:
         self.dismiss(None)

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from parlour.client import ParlourError
 from parlour.v1 import catalogue_pb2, lobby_pb2
+from parlour.words import option_label, option_value
 
 from .saved import SavedSeat
 from .session import session
@@ -27,13 +28,18 @@ def rules_markdown(game: catalogue_pb2.GameInfo) -> str:
     seats = f"**Seats:** {game.min_seats}–{game.max_seats}"
     lines = [f"## {game.name}", "", game.summary, "", seats]
     if game.bot_levels:
-        lines.append(f"  **Bots:** {', '.join(game.bot_levels)}")
+        lines.append(f"  **Computer players:** {', '.join(game.bot_levels)}")
+    if game.end_rule.text:
+        ends = game.end_rule.text
+        lines += ["", f"**How it ends:** {ends[:1].upper()}{ends[1:]}."]
     if game.options:
         lines += ["", "**Options:**", ""]
         for spec in game.options:
-            allowed = " / ".join(spec.allowed_values)
+            allowed = " / ".join(option_value(value) for value in spec.allowed_values)
+            default = option_value(spec.default_value)
             lines.append(
-                f"- `{spec.name}` ({allowed}; default {spec.default_value}): {spec.description}"
+                f"- **{option_label(spec.name)}** ({allowed}; default {default}): "
+                f"{spec.description}"
             )
     if game.rules_text:
         lines += ["", "---", "", game.rules_text]

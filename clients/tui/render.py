@@ -6,10 +6,11 @@ there and decide nothing. Fields a game does not use are empty and left out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import partial
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -36,6 +37,9 @@ def seat_name(view: play_pb2.View, seat: int) -> str:
     if seat < len(view.players) and view.players[seat].player_name:
         return view.players[seat].player_name
     return f"Seat {seat + 1}"
+
+
+_BOT_LEVEL = re.compile(r" \([^)]*\)$")
 
 
 def _is_bot(player: play_pb2.Player) -> bool:
@@ -157,6 +161,8 @@ def scores_table(view: play_pb2.View, last: int | None = None, width: int = 80) 
     table.add_column("hand", justify="right", no_wrap=True)
     for seat in range(view.seat_count):
         name = seat_name(view, seat)
+        if seat < len(view.players) and _is_bot(view.players[seat]):
+            name = _BOT_LEVEL.sub("", name)  # "Bot 2", its level is in the seats table
         short = name if len(name) <= room else name[: max(room - 1, 2)] + "…"
         table.add_column(short, justify="right", no_wrap=True)
     rows = list(enumerate(view.hand_scores, start=1))
@@ -179,14 +185,6 @@ def whose_turn(view: play_pb2.View) -> Text:
         return Text("Your turn.", style="bold yellow")
     names = ", ".join(seat_name(view, seat) for seat in view.to_act)
     return Text(f"Waiting for {names}." if names else "", style="yellow")
-
-
-def final_standings(view: play_pb2.View, width: int = 60) -> Group:
-    """The end of the game: who won and everyone's final score, best first by the server's order."""
-    winners = [seat_name(view, seat) for seat in view.winners]
-    title = Text("Winner: " if len(winners) == 1 else "Winners: ", style="bold")
-    title.append(", ".join(winners) or "nobody", style="bold green")
-    return Group(title, Text(""), scores_table(view, width=width))
 
 
 def hand_line(hand: Sequence[str], playable: set[str], cursor: int, *, my_turn: bool) -> Text:

@@ -1,18 +1,17 @@
-"""The end-of-hand summary in the terminal: the ONE place that decides what a
-finished hand's result was (the browser's is ``clients/web/summary.js``).
+"""The end-of-hand summary and the words of the game's end, in the terminal: the
+ONE place that says what a finished hand's result was (the browser's is
+``clients/web/summary.js``).
 
-Today it is built from what the view already carries: the new row of
-``hand_scores``, the totals, the bids as last seen and the engine's notes
-("seat 2 shot the moon", Kaiser's contract result). When the contract carries
-a structured result of the last finished hand, only :func:`hand_result`
-needs to read it instead.
+It reads the contract's structured result of the last finished hand
+(``View.last_hand``: points, totals and tricks per seat, and the game's own
+facts) and says it by players' names.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from rich.console import Group
 from rich.table import Table
@@ -23,73 +22,243 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from parlour.v1 import play_pb2
-from parlour.words import say
+from parlour.v1 import catalogue_pb2, common_pb2, play_pb2
+from parlour.words import SUIT_WORDS, card_name
 
-from . import render
+_LEVEL = re.compile(r" \([^)]*\)$")
+_SUIT_LETTER: dict[int, str] = {
+    common_pb2.SUIT_CLUBS: "C",
+    common_pb2.SUIT_DIAMONDS: "D",
+    common_pb2.SUIT_HEARTS: "H",
+    common_pb2.SUIT_SPADES: "S",
+}
 
-_RESULT_NOTE = re.compile(r"moon|made|\bset\b|contract|tied|\bwins?\b|lose|\bbid\b", re.IGNORECASE)
+
+def player_name(view: play_pb2.View, seat: int) -> str:
+    """A seat's player by name ("Ada"; a computer player without its level), "Seat 3" if free."""
+    if 0 <= seat < len(view.players) and view.players[seat].player_name:
+        return _LEVEL.sub("", view.players[seat].player_name)
+    return f"Seat {seat + 1}"
 
 
-@dataclass(frozen=True)
-class SeatResult:
-    name: str
-    bid: str
-    points: int
-    total: int
+def join_names(names: Sequence[str]) -> str:
+    """ "Ada", "Ada and Bo", "Ada, Bo and Cy"."""
+    if len(names) <= 1:
+        return names[0] if names else "nobody"
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def side_name(view: play_pb2.View, team: int) -> str:
+    """A Kaiser side (seats s and s + 2) by its players' names."""
+    return join_names([player_name(view, s) for s in range(view.seat_count) if s % 2 == team])
+
+
+def suit_word(suit: int) -> str:
+    return SUIT_WORDS.get(_SUIT_LETTER.get(suit, ""), "")
 
 
 @dataclass(frozen=True)
 class HandResult:
+    """A finished hand in words: a table (``columns`` over one row per seat) and sentences."""
+
     hand: int
-    seats: tuple[SeatResult, ...]
+    dealer: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
     lines: tuple[str, ...]
+    #: the seats the rows are of, in order; the viewer's own row is marked
+    seats: tuple[int, ...]
+    #: the hand's last trick when the result carries it (Hearts), else None
+    last_trick: play_pb2.Trick | None = None
 
 
 def hand_result(before: play_pb2.View, view: play_pb2.View) -> HandResult | None:
     """The hand ``view`` has just finished (``before`` is the view seen before it), or None."""
-    if len(view.hand_scores) <= len(before.hand_scores) or before.phase == "lobby":
+    if not view.HasField("last_hand") or before.phase == "lobby":
         return None
-    points = list(view.hand_scores[-1].points)
-    totals = list(view.scores) or [player.score for player in view.players]
-    bids = {player.seat: player.bid for player in before.players}
-    seats = tuple(
-        SeatResult(
-            render.seat_name(view, seat),
-            bids.get(seat, ""),
-            points[seat] if seat < len(points) else 0,
-            totals[seat] if seat < len(totals) else 0,
+    if before.HasField("last_hand") and before.last_hand.hand_number == view.last_hand.hand_number:
+        return None
+    return describe_hand(view, view.last_hand)
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}" if n else "0"
+
+
+def _times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+Cells = list[tuple[str, list[str]]]  # (column, one cell per seat), shown before the points
+
+
+def _at(values: Sequence[int], seat: int) -> int:
+    return values[seat] if seat < len(values) else 0
+
+
+def describe_hand(view: play_pb2.View, last: play_pb2.HandResult) -> HandResult:
+    """``last`` (a View.last_hand) by players' names, with the game's own facts."""
+    seats = tuple(range(view.seat_count))
+    names = [player_name(view, seat) for seat in seats]
+    tricks = [str(_at(last.tricks_taken, seat)) for seat in seats]
+    trick: play_pb2.Trick | None = None
+    game = last.WhichOneof("game")
+    if game == "wizard":
+        extra, lines = _wizard(last, names)
+    elif game == "kaiser":
+        extra, lines = [("tricks", tricks)], _kaiser(view, last.kaiser)
+    elif game == "hearts":
+        extra, lines = _hearts(view, last.hearts, tricks)
+        trick = last.hearts.last_trick if last.hearts.last_trick.plays else None
+    elif game == "crazy8s":
+        extra, lines = _crazy8s(view, last.crazy8s)
+    else:
+        extra, lines = [("tricks", tricks)], []
+    columns = ("player", *(name for name, _ in extra), "this hand", "total")
+    rows = tuple(
+        (
+            names[seat],
+            *(cells[seat] for _, cells in extra),
+            _signed(_at(last.points, seat)),
+            str(_at(last.totals, seat)),
         )
-        for seat in range(view.seat_count)
+        for seat in seats
     )
-    lines = [
-        say(note, partial(render.seat_name, view))
-        for note in view.notes
-        if _RESULT_NOTE.search(note) and not note.startswith("pass ")
+    dealer = player_name(view, last.dealer)
+    return HandResult(last.hand_number, dealer, columns, rows, tuple(lines), seats, trick)
+
+
+def _wizard(last: play_pb2.HandResult, names: Sequence[str]) -> tuple[Cells, list[str]]:
+    """Each bid against the tricks taken: made, or missed by how many."""
+    bids = [_at(last.wizard.bids, seat) for seat in range(len(names))]
+    took = [_at(last.tricks_taken, seat) for seat in range(len(names))]
+    made = [
+        "made" if bid == tricks else f"missed by {abs(bid - tricks)}"
+        for bid, tricks in zip(bids, took, strict=True)
     ]
-    if view.game == "wizard":  # a Wizard hand scores above zero exactly when the bid is made
-        lines += [
-            f"{seat.name} bid {seat.bid}: {'made it' if seat.points > 0 else 'missed'}"
-            for seat in seats
-            if seat.bid
-        ]
-    return HandResult(len(view.hand_scores), seats, tuple(lines))
+    cells = [("bid", [str(b) for b in bids]), ("took", [str(t) for t in took]), ("result", made)]
+    making = [name for name, m in zip(names, made, strict=True) if m == "made"]
+    missed = [name for name, m in zip(names, made, strict=True) if m != "made"]
+    lines = []
+    if not missed:
+        lines.append("Everyone made their bid")
+    else:
+        if making:
+            their = "their bid" if len(making) == 1 else "their bids"
+            lines.append(f"{join_names(making)} made {their}")
+        lines.append(f"{join_names(missed)} missed")
+    lines.append(_wizard_trump(last.wizard))
+    return cells, lines
 
 
-def summary_body(result: HandResult) -> Group:
+def _kaiser(view: play_pb2.View, k: play_pb2.KaiserHandResult) -> list[str]:
+    """The contract (who bid what, trump or no trump), made or set, and each side's change."""
+    side = side_name(view, k.bidding_team)
+    taken = _at(k.points_taken, k.bidding_team)
+    trump = "no trump" if k.no_trump else f"with {suit_word(k.trump) or 'no'} trump"
+    bid = f"{player_name(view, k.bidder)} bid {k.bid} {trump}"
+    lines = [
+        f"{bid}: made, {side} took {taken} points"
+        if k.made
+        else f"{bid}: set, {side} took only {taken} points"
+    ]
+    for team in (0, 1):
+        lines.append(
+            f"{side_name(view, team)}: {_at(k.points_taken, team)} points in tricks, "
+            f"{_signed(_at(k.score_change, team))} to the score"
+        )
+    return lines
+
+
+def _hearts(
+    view: play_pb2.View, h: play_pb2.HeartsHandResult, tricks: list[str]
+) -> tuple[Cells, list[str]]:
+    """Tricks per seat, a shot moon, the last trick and who took it, the pass."""
+    cells: Cells = [("tricks", tricks)]
+    lines = []
+    if h.HasField("moon_shooter"):
+        # the points taken in tricks differ from the score only when the moon was shot
+        cells.append(("took", [str(_at(h.points_taken, s)) for s in range(view.seat_count)]))
+        shooter = player_name(view, h.moon_shooter)
+        lines.append(f"{shooter} shot the moon: 0 for them, 26 for everyone else")
+    trick = h.last_trick
+    if trick.plays:
+        cards = " ".join(card_name(play.card) for play in trick.plays)
+        won = next((play.card for play in trick.plays if play.seat == trick.winner), "")
+        taker = player_name(view, trick.winner)
+        lines.append(f"{taker} took the last trick with the {card_name(won)} ({cards})")
+    passed = h.pass_direction not in ("", "none")
+    lines.append(f"Cards were passed {h.pass_direction}" if passed else "No cards were passed")
+    if h.tie_plays_on:
+        lines.append("The lowest total is tied, so another hand is played")
+    return cells, lines
+
+
+def _crazy8s(view: play_pb2.View, c: play_pb2.CrazyEightsRoundResult) -> tuple[Cells, list[str]]:
+    """Who went out, or that the round was blocked, and the cards each seat was caught with."""
+    cells: Cells = [("cards left", [str(_at(c.cards_left, s)) for s in range(view.seat_count)])]
+    if c.outcome == play_pb2.CRAZY_EIGHTS_OUTCOME_WENT_OUT and c.HasField("went_out"):
+        lines = [f"{player_name(view, c.went_out)} went out"]
+    else:
+        lines = ["The round was blocked: nobody could play or draw"]
+    if c.stock_rebuilds:
+        lines.append(f"The stock was rebuilt from the discards {_times(c.stock_rebuilds)}")
+    return cells, lines
+
+
+def _wizard_trump(result: play_pb2.WizardRoundResult) -> str:
+    trump = suit_word(result.trump)
+    turned = result.turned_card
+    if not turned:
+        return "The whole pack was dealt: no trump"
+    if turned.startswith("W"):
+        return f"A wizard was turned up; the dealer named {trump or 'no'} trump"
+    if turned.startswith("N"):
+        return "A jester was turned up: no trump"
+    return f"The {card_name(turned)} was turned up: {trump} trump"
+
+
+def end_words(view: play_pb2.View) -> str:
+    """Why the game ended, by players' names ("Bo reached 100 or more; the lowest total wins")."""
+    rule = view.end_rule
+    lowest = rule.winner == catalogue_pb2.WINNER_RULE_LOWEST_TOTAL
+    wins = "the lowest total wins" if lowest else "the highest total wins"
+    totals = list(view.scores) or [player.score for player in view.players]
+
+    def who(seats: Sequence[int]) -> str:
+        if rule.partnerships:
+            return join_names([side_name(view, team) for team in sorted({s % 2 for s in seats})])
+        return join_names([player_name(view, s) for s in seats])
+
+    if view.end_reason == play_pb2.END_REASON_ROUNDS_PLAYED:
+        rounds = rule.rounds or len(view.hand_scores)
+        played = "The game's one round was" if rounds == 1 else f"All {rounds} rounds were"
+        return f"{played} played; {wins}."
+    if view.end_reason == play_pb2.END_REASON_TARGET_REACHED:
+        reached = [s for s, total in enumerate(totals) if total >= rule.target]
+        return f"{who(reached)} reached {rule.target} or more; {wins}."
+    if view.end_reason == play_pb2.END_REASON_FELL_TO_MINUS_TARGET:
+        fell = [s for s, total in enumerate(totals) if total <= -rule.target]
+        return f"{who(fell)} fell to −{rule.target} or below, so the other side wins."
+    return f"{rule.text[:1].upper()}{rule.text[1:]}." if rule.text else ""
+
+
+def summary_body(result: HandResult, me: int | None = None) -> Group:
     table = Table(box=None, padding=(0, 0, 0, 2), header_style="bold #9090c0")
-    table.add_column("player")
-    shows_bids = any(seat.bid for seat in result.seats)
-    if shows_bids:
-        table.add_column("bid", justify="right")
-    table.add_column("this hand", justify="right")
-    table.add_column("total", justify="right")
-    for seat in result.seats:
-        points = Text(f"{seat.points:+d}" if seat.points else "0", style="bold")
-        bid = [Text(seat.bid or "–")] if shows_bids else []
-        table.add_row(Text(seat.name), *bid, points, Text(str(seat.total)))
+    for index, column in enumerate(result.columns):
+        table.add_column(column, justify="left" if index == 0 else "right")
+    for seat, row in zip(result.seats, result.rows, strict=True):
+        name = Text(row[0] + (" (you)" if seat == me else ""), style="bold" if seat == me else "")
+        cells = []
+        for column, cell in zip(result.columns[1:], row[1:], strict=True):
+            style = "bold" if column == "this hand" else ""
+            if column == "result":
+                style = "green" if cell == "made" else "red"
+            cells.append(Text(cell, style=style))
+        table.add_row(name, *cells)
+    heading = Text(f"dealt by {result.dealer}", style="dim")
     lines = [Text(f"• {line}", style="italic") for line in result.lines]
-    return Group(table, *lines)
+    return Group(heading, table, *lines)
 
 
 class HandSummaryScreen(ModalScreen[None]):
@@ -100,14 +269,15 @@ class HandSummaryScreen(ModalScreen[None]):
         Binding("escape", "close", "Next hand", show=False),
     ]
 
-    def __init__(self, result: HandResult) -> None:
+    def __init__(self, result: HandResult, me: int | None = None) -> None:
         super().__init__()
         self.result = result
+        self.me = me
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog") as box:
             box.border_title = f"Hand {self.result.hand} is over"
-            yield Static(summary_body(self.result), id="summary-body")
+            yield Static(summary_body(self.result, self.me), id="summary-body")
             yield Static(Text("Enter: next hand", style="dim"))
 
     def action_close(self) -> None:

@@ -242,15 +242,19 @@ class TableScreen(Screen[None]):
         if result is not None:
             # the hand's last trick, as far as this seat saw it, stays up under the summary
             last = play_pb2.Trick()
-            last.CopyFrom(before.current_trick)
-            for event in update.events:
-                if event.action.kind == common_pb2.ACTION_KIND_PLAY and event.action.card:
-                    last.plays.add(seat=event.seat, card=event.action.card)
+            if result.last_trick is not None:  # the result says who took it
+                last.CopyFrom(result.last_trick)
+            else:
+                last.CopyFrom(before.current_trick)
+                for event in update.events:
+                    if event.action.kind == common_pb2.ACTION_KIND_PLAY and event.action.card:
+                        last.plays.add(seat=event.seat, card=event.action.card)
             if last.plays:
                 self._hold(last)
             self.told.append((update.version, f"hand {result.hand} is over"))
             if not view.is_over:  # the game-over screen shows the final hand itself
-                self.app.push_screen(HandSummaryScreen(result))
+                me = view.seat if view.HasField("seat") else None
+                self.app.push_screen(HandSummaryScreen(result, me))
 
     def _hold(self, trick: play_pb2.Trick) -> None:
         self.held = (trick, time.monotonic() + HOLD_SECONDS)

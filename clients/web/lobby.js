@@ -14,7 +14,7 @@ export class LobbyScreen {
       `<section class="panel host"><h2>Host a table</h2><form id="host-form">` +
       `<label>Your name <input id="name" autocomplete="nickname" maxlength="40" required></label>` +
       `<label>Game <select id="game">${games.map((g) => `<option value="${escape(g.id)}">${escape(g.name)}</option>`).join("")}</select></label>` +
-      `<p id="rules-summary" class="muted"></p>` +
+      `<p id="rules-summary" class="muted"></p><p id="end-rule" class="end-rule"></p>` +
       `<label>Players <select id="seats"></select></label>` +
       `<fieldset id="seat-setup"><legend>Seats</legend></fieldset>` +
       `<fieldset id="options"><legend>Rules</legend></fieldset>` +
@@ -47,9 +47,13 @@ export class LobbyScreen {
     this.$("seats").innerHTML = counts.join("");
     if (keep >= game.minSeats && keep <= game.maxSeats) this.$("seats").value = String(keep);
     this.$("rules-summary").textContent = game.summary || "";
-    // Only the levels the catalogue lists are offered; the first is the default.
+    const ends = (game.endRule && game.endRule.text) || "";
+    this.$("end-rule").textContent = ends ? `${ends.charAt(0).toUpperCase()}${ends.slice(1)}.` : "";
+    // Only the levels the catalogue lists are offered; "normal" is the default where listed.
     const levels = game.botLevels || [];
-    const choices = levels.map((level) => `<option value="bot:${escape(level)}">${escape(botLevelLabel(level))}</option>`).join("") +
+    const preferred = levels.includes("normal") ? "normal" : levels[levels.length - 1];
+    const choices = levels.map((level) => `<option value="bot:${escape(level)}"${level === preferred ? " selected" : ""}>` +
+      `${escape(botLevelLabel(level))}</option>`).join("") +
       `<option value="person">a friend (open seat)</option>`;
     const count = Number(this.$("seats").value);
     let rows = `<div class="seat-row"><span class="seat-no">1</span><span>you</span></div>`;

@@ -5,7 +5,7 @@
 // its summary before the next deal, however fast the next update comes.
 import { ApiError, forgetSeat, rpc, watch } from "./api.js";
 import { card, inlineCard } from "./cards.js";
-import { escape, handResult, renderSummary } from "./summary.js";
+import { endWords, escape, handResult, playerName, renderSummary } from "./summary.js";
 import {
   SUIT_SYMBOL, SUIT_WORD, actionLabel, eventWords, cardName, cardWords, joinNames, optionLabel, optionValue,
   passWords, phaseWords, say, seatName, suitLetter,
@@ -99,8 +99,8 @@ export class TableScreen {
     if (view.phase !== "pass") this.selected = [];
     if (result) {
       // The finished hand stays on the felt, its last trick in the middle, under the summary.
-      const last = before.phase === "play" ? finalTrick(before, update.events || []) : null;
-      this.shown = closingView(before, last);
+      const last = result.lastTrick || (before.phase === "play" ? finalTrick(before, update.events || []) : null);
+      this.shown = closingView(before, last, view.lastHand);
       this.centreTrick = last;
       this.render();
       if (last) await sleep(HOLD_MS);
@@ -318,7 +318,7 @@ export class TableScreen {
     const legal = view.legalActions || [];
     const waiting = (view.toAct || []).filter((s) => s !== me).map((s) => seatName(view, s));
     let text;
-    if (view.isOver) text = `Game over: ${joinNames((view.winners || []).map((s) => seatName(view, s)))} ${(view.winners || []).length > 1 ? "win" : "wins"}.`;
+    if (view.isOver) text = `Game over: ${joinNames((view.winners || []).map((s) => playerName(view, s)))} ${(view.winners || []).length > 1 ? "win" : "wins"}.`;
     else if (me === null) text = `Watching. ${waiting.length ? `Waiting for ${joinNames(waiting)}.` : ""}`;
     else if (legal.length) text = this.yourTurnWords(view, legal);
     else if (waiting.length) text = `Waiting for ${joinNames(waiting)}…`;
@@ -490,12 +490,15 @@ export class TableScreen {
   gameOver(view) {
     const panel = document.createElement("div");
     panel.className = "overlay game-over";
-    const winners = (view.winners || []).map((s) => seatName(view, s));
+    const winners = (view.winners || []).map((s) => playerName(view, s));
     const order = [...(view.players || [])].sort((a, b) => this.rank(view, a) - this.rank(view, b));
+    const hands = (view.handScores || []).length;
     panel.innerHTML = `<div class="overlay-card"><h2>${escape(joinNames(winners))} ${winners.length > 1 ? "win" : "wins"}!</h2>` +
-      `<p>${escape(this.gameName(view))} is over after ${(view.handScores || []).length} hand${(view.handScores || []).length === 1 ? "" : "s"}.</p>` +
+      `<p class="end-reason">${escape(endWords(view))}</p>` +
+      (view.endReason === "END_REASON_ROUNDS_PLAYED" ? "" : `<p class="muted">${escape(this.gameName(view))} is over after ${hands} hand${hands === 1 ? "" : "s"}.</p>`) +
       `<ol class="standings">${order.map((p) => `<li class="${(view.winners || []).includes(p.seat || 0) ? "won" : ""}">` +
-        `<span>${escape(seatName(view, p.seat || 0))}</span><strong>${(view.scores || [])[p.seat || 0] ?? p.score ?? 0}</strong></li>`).join("")}</ol>` +
+        `<span>${escape(playerName(view, p.seat || 0))}${p.seat === this.me() ? " (you)" : ""}</span>` +
+        `<strong>${(view.scores || [])[p.seat || 0] ?? p.score ?? 0}</strong></li>`).join("")}</ol>` +
       `<div class="buttons"><button data-sheet>Score sheet</button><button class="primary" data-lobby>Back to the lobby</button></div></div>`;
     panel.querySelector("[data-sheet]").onclick = () => { this.sheetOpen = true; this.render(); };
     panel.querySelector("[data-lobby]").onclick = () => this.onLeave();
@@ -506,7 +509,8 @@ export class TableScreen {
     const seat = player.seat || 0;
     if ((view.winners || []).includes(seat)) return -1e9;
     const score = (view.scores || [])[seat] ?? player.score ?? 0;
-    return view.game === "hearts" ? score : -score;  // in Hearts the lowest score leads
+    const lowest = (view.endRule || {}).winner === "WINNER_RULE_LOWEST_TOTAL";  // Hearts, Crazy 8s
+    return lowest ? score : -score;
   }
 
   // -- acting ------------------------------------------------------------------------------
@@ -618,13 +622,20 @@ export class TableScreen {
   }
 }
 
-/** The finished hand as it ended: nobody to act, the last trick's cards out of the hands. */
-function closingView(before, last) {
+/**
+ * The finished hand as it ended: nobody to act, the last trick's cards out of the
+ * hands (a Crazy 8s round: the cards each seat was caught with), the new totals.
+ */
+function closingView(before, last, result) {
   const played = new Set(((last && last.plays) || []).map((p) => p.card));
+  const left = (result && result.crazy8s && result.crazy8s.cardsLeft) || [];
+  const totals = (result && result.totals) || [];
   return {
     ...before, hand: (before.hand || []).filter((c) => !played.has(c)), legalActions: [], toAct: [],
     currentTrick: null,
-    players: (before.players || []).map((p) => ({ ...p, handSize: 0 })),
+    players: (before.players || []).map((p) => ({
+      ...p, handSize: left[p.seat || 0] ?? 0, score: totals[p.seat || 0] ?? p.score,
+    })),
   };
 }
 

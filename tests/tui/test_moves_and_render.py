@@ -14,7 +14,7 @@ from parlour.tui.moves import (
     other_actions,
     shortcut_action,
 )
-from parlour.v1 import common_pb2, play_pb2
+from parlour.v1 import common_pb2, lobby_pb2, play_pb2
 
 K = common_pb2
 
@@ -134,3 +134,7 @@ def test_scores_by_hand_show_each_finished_hand_and_the_totals() -> None:
     assert ["1", "20", "-10", "30"] not in [
         line.split() for line in plain(render.scores_table(view, last=1, width=60)).splitlines()
     ]
+    # a computer player's column is headed by its name, without its level
+    view.players[2].player_name, view.players[2].kind = "Bot 3 (normal)", lobby_pb2.SEAT_KIND_BOT
+    head = plain(render.scores_table(view, width=60)).splitlines()[0].split()
+    assert head == ["hand", "you", "P1", "Bot", "3"]

@@ -6,10 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rich.console import Console
+from textual.widgets import Static
+
 from parlour.tui.app import ParlourApp
 from parlour.tui.dialogs import InfoScreen
 from parlour.tui.endgame import GameOverScreen
-from parlour.tui.summary import HandSummaryScreen
+from parlour.tui.summary import HandSummaryScreen, join_names, player_name
 from parlour.tui.table import TableScreen
 from parlour.v1 import lobby_pb2
 from tests.tui.conftest import Service, ai_worker, shoot, wait_until
@@ -45,6 +48,7 @@ async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_pres
                 if summaries == 0:
                     await shoot(pilot, "wizard-hand-summary")
                     assert "Hand 1 is over" in str(app.screen.query_one(".dialog").border_title)
+                    check_wizard_summary(app.screen, table)
                 summaries += 1
                 await pilot.press("enter")
                 await wait_until(pilot, lambda: not summing_up())
@@ -69,6 +73,12 @@ async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_pres
         await shoot(pilot, "wizard-game-over")
         view = table.view
         assert view is not None and view.is_over and view.winners
+        # the end in words, the winners by name, and the last hand's result
+        told = on_screen(app.screen.query_one("#game-over-body", Static))
+        assert "All 5 rounds were played; the highest total wins." in told
+        others = [player_name(view, seat) for seat in view.winners if seat != view.seat]
+        said = join_names(["You", *others] if view.seat in view.winners else others)
+        assert f"{said} win" in told and "The last hand, hand 5:" in told
         assert len(view.hand_scores) == 5
         assert (bids, cards) == (5, 1 + 2 + 3 + 4 + 5)
         assert summaries == 4  # the fifth hand ends the game: its result is the game-over screen
@@ -105,3 +115,26 @@ async def test_a_bid_out_of_range_is_refused_with_the_servers_message(
         assert table.shown_version == version
         await shoot(pilot, "wizard-refused-bid")
         assert isinstance(app.screen, TableScreen)
+
+
+def check_wizard_summary(screen: object, table: TableScreen) -> None:
+    """The first round's summary is the contract's result: each bid, the tricks, made or missed."""
+    assert isinstance(screen, HandSummaryScreen) and table.view is not None
+    last = table.view.last_hand
+    assert last.hand_number == 1 and screen.result.hand == 1
+    assert screen.result.columns == ("player", "bid", "took", "result", "this hand", "total")
+    for seat, row in enumerate(screen.result.rows):
+        bid, took = last.wizard.bids[seat], last.tricks_taken[seat]
+        made = "made" if bid == took else f"missed by {abs(bid - took)}"
+        assert row[1:4] == (str(bid), str(took), made)
+        assert row[4] == (f"{last.points[seat]:+d}" if last.points[seat] else "0")
+    assert row[0] == "Bot 4"  # by name, without the computer player's level
+    told = on_screen(screen.query_one("#summary-body", Static))
+    assert "dealt by" in told and "trump" in told
+
+
+def on_screen(widget: Static) -> str:
+    """The text a Static shows, as a person reads it."""
+    console = Console(width=100, record=True)
+    console.print(widget.content)
+    return console.export_text()

@@ -117,6 +117,12 @@ async def test_the_lobby_shows_each_game_with_its_seat_range_and_rules(
         first_rule_line = next(line for line in rules.rules_text.splitlines() if line.strip())
         markdown = lobby.query_one("#rules-text", Markdown)
         await wait_until(pilot, lambda: first_rule_line.strip("# ") in markdown.source)
+        # how the game ends, from the catalogue; options by their labels, not schema names
+        ends = rules.end_rule.text
+        assert f"**How it ends:** {ends[:1].upper()}{ends[1:]}." in markdown.source
+        for spec in rules.options:
+            assert f"`{spec.name}`" not in markdown.source
+            assert f"**{spec.name.replace('_', ' ').capitalize()}**" in markdown.source
         await shoot(pilot, "lobby")
 
 

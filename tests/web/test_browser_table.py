@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any
+
+import httpx
 
 try:
     from playwright.sync_api import Error as PlaywrightError
@@ -96,6 +99,29 @@ def visible_text(page: Any) -> str:
     return text
 
 
+def spectator_view(base: str, table_id: str) -> dict[str, Any]:
+    """The table as a spectator sees it, straight from the gateway (the contract's JSON)."""
+    answer = httpx.post(f"{base}/api/PlayService/GetView", json={"tableId": table_id})
+    answer.raise_for_status()
+    view: dict[str, Any] = answer.json()["view"]
+    return view
+
+
+def summary_rows(page: Any) -> dict[str, dict[str, str]]:
+    """The hand summary's table: player name -> {column class: text}."""
+    rows: list[dict[str, str]] = page.eval_on_selector_all(
+        ".overlay.summary tbody tr",
+        """rows => rows.map(r => Object.fromEntries([['name', r.querySelector('th').textContent],
+            ...[...r.querySelectorAll('td')].map(c => [c.classList[0], c.textContent])]))""",
+    )
+    return {row.pop("name"): row for row in rows}
+
+
+def names(view: dict[str, Any]) -> list[str]:
+    """The seats' names as the summary says them (a computer player without its level)."""
+    return [re.sub(r" \([^)]*\)$", "", p["playerName"]) for p in view["players"]]
+
+
 def host(page: Any, name: str, game: str, seats: dict[int, str] | None = None) -> str:
     page.wait_for_selector("#game option", state="attached")
     page.fill("#name", name)
@@ -111,10 +137,18 @@ def host(page: Any, name: str, game: str, seats: dict[int, str] | None = None) -
 def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack: str) -> None:
     ada = open_page(browser, web_stack, DESKTOP)
     ada.wait_for_selector("#game option", state="attached")
-    levels = ada.eval_on_selector_all(
-        "[data-seat='1'] option", "options => options.map(o => o.textContent)"
-    )
-    assert "computer (hard)" not in levels  # only the catalogue's levels are offered
+    catalogue = httpx.post(f"{web_stack}/api/CatalogueService/ListGames", json={}).json()["games"]
+    for game in catalogue:  # exactly the catalogue's levels are offered, and a friend
+        ada.select_option("#game", game["id"])
+        offered = ada.eval_on_selector_all(
+            "[data-seat='1'] option", "options => options.map(o => o.value)"
+        )
+        assert offered == [f"bot:{level}" for level in game["botLevels"]] + ["person"], offered
+        ends = game["endRule"]["text"]
+        assert ada.inner_text("#end-rule") == f"{ends[0].upper()}{ends[1:]}."
+        default = "normal" if "normal" in game["botLevels"] else game["botLevels"][-1]
+        assert ada.input_value("[data-seat='1']") == f"bot:{default}"
+    ada.select_option("#game", "hearts")
     shot(ada, "lobby")
     table_id = host(ada, "Ada", "hearts", {1: "person", 2: "person"})
     ada.wait_for_selector(".waiting")
@@ -193,11 +227,27 @@ def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack:
         summary = page.inner_text(".overlay.summary")
         assert "Hand 1 is over" in summary and "Ada" in summary and "Bo" in summary
         shot(page, "hand-summary")
-    # the hand's points add up to 26 (or 78 after a shot moon)
-    points = ada.eval_on_selector_all(
-        ".summary td.points", "cs => cs.map(c => Number(c.textContent))"
-    )
-    assert sum(points) in (26, 78)
+    # the summary is the contract's hand result, by name: points, tricks, points taken
+    view = spectator_view(web_stack, table_id)
+    last = view["lastHand"]
+    assert last["handNumber"] == 1 and sum(last["points"]) in (26, 78)
+    rows = summary_rows(ada)
+    assert list(rows) == names(view)
+    for seat, name in enumerate(names(view)):
+        assert int(rows[name]["points"]) == last["points"][seat]
+        assert int(rows[name]["tricks"]) == last["tricksTaken"][seat]
+        taken = last["hearts"]["pointsTaken"][seat]  # a "Took" column only after a shot moon
+        assert int(rows[name].get("taken", rows[name]["points"])) == taken
+        assert int(rows[name]["total"]) == last["totals"][seat]
+    lines = ada.inner_text(".overlay.summary .result-lines")
+    taker = names(view)[last["hearts"]["lastTrick"].get("winner", 0)]
+    assert f"{taker} took the last trick" in lines
+    assert "Cards were passed left" in lines
+    shooter = last["hearts"].get("moonShooter")
+    if shooter is None:
+        assert "moon" not in lines
+    else:
+        assert f"{names(view)[shooter]} shot the moon" in lines
     for page in (*players, spectator):
         assert not RAW_CODES.search(visible_text(page)), visible_text(page)
         assert page.errors == []
@@ -224,7 +274,20 @@ def test_a_wizard_round_is_bid_and_played(browser: Any, web_stack: str) -> None:
     page.keyboard.press("Enter")
     page.wait_for_selector(".overlay.summary", timeout=20_000)
     summary = page.inner_text(".overlay.summary")
-    assert "Hand 1 is over" in summary and "Wyn bid 0" in summary
+    assert "Hand 1 is over" in summary
+    # each bid against the tricks taken, from the contract's hand result
+    table_id = page.evaluate("location.hash.split('/')[2]")
+    view = spectator_view(web_stack, table_id)
+    last = view["lastHand"]
+    rows = summary_rows(page)
+    for seat, name in enumerate(names(view)):
+        bid, took = last["wizard"]["bids"][seat], last["tricksTaken"][seat]
+        assert (int(rows[name]["bid"]), int(rows[name]["tricks"])) == (bid, took)
+        assert rows[name]["made"] == ("made" if bid == took else f"missed by {abs(bid - took)}")
+        assert int(rows[name]["points"]) == last["points"][seat]
+    assert rows["Wyn"]["bid"] == "0"  # the first bid offered was clicked
+    assert "trump" in page.inner_text(".overlay.summary .result-lines")
+    shot(page, "wizard-hand-summary")
     assert not RAW_CODES.search(visible_text(page))
     assert page.errors == []
 
@@ -235,20 +298,76 @@ def test_a_short_crazy8s_game_ends_with_the_result_by_name(browser: Any, web_sta
     page.select_option("#game", "crazy8s")
     page.select_option("#seats", "2")
     page.select_option("[data-option='hand_size']", "5")
-    host(page, "Cat", "crazy8s")
+    table_id = host(page, "Cat", "crazy8s")
     page.wait_for_selector(".felt")
     deadline = time.monotonic() + 90
+    checked = 0
     while not page.locator(".overlay.game-over").count():
         if time.monotonic() > deadline:
             shot(page, "crazy8s-stuck")
             raise AssertionError("the game did not end")
+        if page.locator(".overlay.summary").count() and not checked:
+            checked = check_crazy8s_summary(page, web_stack, table_id)
         if not continue_summary(page):
             move(page)
         time.sleep(0.05)
+    assert checked == 1
     result = page.inner_text(".overlay.game-over")
-    assert re.search(r"(Cat|Bot 2 \(\w+\)) wins!", result), result
+    assert re.search(r"(Cat|Bot 2) wins!", result), result
+    view = spectator_view(web_stack, page.evaluate("location.hash.split('/')[2]"))
+    assert view["endReason"] == "END_REASON_ROUNDS_PLAYED"
+    rounds = view["endRule"]["rounds"]
+    played = "The game's one round was" if rounds == 1 else f"All {rounds} rounds were"
+    assert f"{played} played; the lowest total wins." in result, result
+    assert result.index(names(view)[view["winners"][0]]) < result.index(played)
     assert not RAW_CODES.search(visible_text(page))
     shot(page, "game-over")
     page.set_viewport_size(PHONE)
     shot(page, "game-over")
+    assert page.errors == []
+
+
+def check_crazy8s_summary(page: Any, base: str, table_id: str) -> int:
+    """The first round's summary says who went out (or that it was blocked) and the cards left."""
+    last = spectator_view(base, table_id)["lastHand"]
+    assert last["handNumber"] == 1
+    rows = summary_rows(page)
+    view = spectator_view(base, table_id)
+    for seat, name in enumerate(names(view)):
+        assert int(rows[name]["left"]) == last["crazy8s"]["cardsLeft"][seat]
+        assert int(rows[name]["points"]) == last["points"][seat]
+    lines = page.inner_text(".overlay.summary .result-lines")
+    if last["crazy8s"]["outcome"] == "CRAZY_EIGHTS_OUTCOME_WENT_OUT":
+        assert f"{names(view)[last['crazy8s']['wentOut']]} went out" in lines, lines
+    else:
+        assert "The round was blocked" in lines, lines
+    shot(page, "crazy8s-hand-summary")
+    return 1
+
+
+def test_the_summary_says_a_kaiser_set_a_moon_and_a_blocked_round(
+    browser: Any, web_stack: str
+) -> None:
+    """The browser's summary module on results as the contract's JSON carries them (the
+    Kaiser set contract, Hearts moon and blocked Crazy 8s round of tests/engine/test_results.py)."""
+    page = open_page(browser, web_stack, DESKTOP)
+    said = page.evaluate((Path(__file__).parent / "summary_cases.js").read_text())
+    assert said["set"] == [
+        "Bo bid 10 with clubs trump: set, Bo and Dee took only 0 points",
+        "Ada and Cy: 10 points in tricks, +10 to the score",
+        "Bo and Dee: 0 points in tricks, -10 to the score",
+    ]
+    assert said["end"] == "Bo and Dee fell to −52 or below, so the other side wins."
+    assert said["moon"] == [
+        "Ada shot the moon: 0 for them, 26 for everyone else",
+        "Ada took the last trick with the A♣ (A♣ K♥ Q♠ 10♦)",
+        "No cards were passed",
+    ]
+    assert said["columns"] == ["tricks", "taken", "points", "total"]
+    assert (said["moonRow"]["taken"], said["moonRow"]["points"]) == (26, "0")
+    assert said["blocked"] == [
+        "The round was blocked: nobody could play or draw",
+        "The stock was rebuilt from the discards twice",
+    ]
+    assert said["left"] == [2, 2, 2]
     assert page.errors == []
