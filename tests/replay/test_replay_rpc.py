@@ -166,7 +166,7 @@ async def test_crazy8s_own_cards_are_every_card_each_deal_gave_the_seat(running:
     rng = random.Random(3)
     while played.mirror.state is not None and played.mirror.state.view(None).hand_number < 4:
         await play_moves(app, played, rng, 1)
-    stored = running.store.read(played.table_id)
+    stored = await running.store.read(played.table_id)
     for seat in (0, 1):
         answer = await get_replay(running, played.table_id, seat, played.seat_tokens[seat])
         assert not answer.finished
