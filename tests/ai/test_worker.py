@@ -222,3 +222,37 @@ def test_compose_gives_the_servers_and_the_workers_one_worker_token() -> None:
     }
     assert len(set(tokens.values())) == 1 and all(tokens.values()), tokens
     assert services["worker"]["command"][:2] == ["parlour", "worker"]
+
+
+async def test_decisions_in_spawned_processes_play_tables_to_the_end(sqlite_url: str) -> None:
+    async with bot_service(sqlite_url) as service:
+        worker = Worker(config(service.address, concurrency=2, processes=2))
+        async with running(worker):
+            table_id = await bot_table(service.client, "wizard", 3, {"rounds": 5}, level="expert")
+            assert await finished(service, table_id, timeout=60) > 0
+        assert worker.tally.played > 0
+
+
+def _slow(seconds: float) -> float:
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+async def test_a_slow_decision_leaves_the_event_loop_free() -> None:
+    from parlour.ai.worker import decision_pool
+
+    for processes in (0, 1):
+        pool = decision_pool(processes)
+        try:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(pool, _slow, 0.0)  # the process is up
+            slow = loop.run_in_executor(pool, _slow, 1.0)
+            ticks = 0
+            while not slow.done():
+                await asyncio.sleep(0.01)
+                ticks += 1
+            assert ticks >= 20, f"the loop ran only {ticks} times in a 1 s decision"
+        finally:
+            pool.shutdown()
