@@ -55,6 +55,8 @@ TARGETS = {
     "wizard_expert_exact": 0.66,
     "hearts_expert_margin": 1.0,
     "hearts_ismcts_margin": 2.0,
+    "kaiser_expert_win": 0.5,
+    "crazy8s_expert_win": 0.55,
 }
 DEFAULT_SIZES = {
     "wizard": 2000,
@@ -64,6 +66,8 @@ DEFAULT_SIZES = {
     "wizard-expert": 16,
     "hearts-expert": 60,
     "hearts-ismcts": 24,
+    "kaiser-expert": 60,
+    "crazy8s-expert": 500,
 }
 #: Levels whose decision time is held to the 20 ms target (the expert thinks longer).
 SEARCHING = ("/expert", "/ismcts")
@@ -372,6 +376,44 @@ def evaluate_hearts_ismcts(
     return report
 
 
+def evaluate_kaiser_expert(
+    deals: int, seed: int, clock: Clock, progress: Progress, settings: Settings
+) -> Report:
+    """An expert partnership against a normal one, every deal from both sides' seats."""
+    expert = strategy_for("kaiser", "expert", settings.expert_budget)
+    report = versus.wins(
+        _player(clock),
+        "kaiser",
+        expert,
+        strategy_for("kaiser", "normal"),
+        deals,
+        f"{seed}:kaiser-expert",
+        mean_ci,
+        progress,
+    )
+    report["target_met"] = report["a_win_share"]["ci_low"] > TARGETS["kaiser_expert_win"]
+    return report
+
+
+def evaluate_crazy8s_expert(
+    deals: int, seed: int, clock: Clock, progress: Progress, settings: Settings
+) -> Report:
+    """The expert against the normal opponent heads-up, every deal from both seats."""
+    expert = strategy_for("crazy8s", "expert", settings.expert_budget)
+    report = versus.wins(
+        _player(clock),
+        "crazy8s",
+        expert,
+        strategy_for("crazy8s", "normal"),
+        deals,
+        f"{seed}:crazy8s-expert",
+        mean_ci,
+        progress,
+    )
+    report["target_met"] = report["a_win_share"]["mean"] >= TARGETS["crazy8s_expert_win"]
+    return report
+
+
 def _ahead(difference: dict[str, float], margin: float) -> bool:
     """Fewer points by at least ``margin`` a hand, and significantly fewer at all (95%)."""
     return difference["mean"] <= -margin and difference["ci_high"] < 0
@@ -381,6 +423,8 @@ EXPERT_EVALUATIONS: dict[str, Callable[[int, int, Clock, Progress, Settings], Re
     "wizard-expert": evaluate_wizard_expert,
     "hearts-expert": evaluate_hearts_expert,
     "hearts-ismcts": evaluate_hearts_ismcts,
+    "kaiser-expert": evaluate_kaiser_expert,
+    "crazy8s-expert": evaluate_crazy8s_expert,
 }
 
 
@@ -532,7 +576,9 @@ def _format_expert(report: Report) -> list[str]:
             lines.append(
                 f"{'Kaiser' if key.startswith('kaiser') else 'Crazy 8s':<10}{k['a']} v {k['b']} "
                 f"{words}, {k['deals']} duplicate deals ({k['games']} games): win share "
-                f"{_ci(k['a_win_share'], 100, '%')} -- {_mark(k['target_met'])}"
+                f"{_ci(k['a_win_share'], 100, '%')} -- {_mark(k['target_met'])} "
+                f"({'>' if key.startswith('kaiser') else '>='} "
+                f"{100 * TARGETS[key.replace('-', '_') + '_win']:.0f}%)"
             )
     return lines
 

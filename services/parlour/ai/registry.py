@@ -5,15 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from parlour.ai import crazy8s, hearts, kaiser, wizard, wizard_expert
+from parlour.ai import (
+    crazy8s,
+    crazy8s_expert,
+    hearts,
+    kaiser,
+    kaiser_expert,
+    wizard,
+    wizard_expert,
+)
 from parlour.ai.common import Decide, NamedStrategy, Strategy, choose_randomly
 from parlour.engine.actions import Action
 
 #: The levels each game offers, weakest first. "random" is the baseline.
 LEVELS: dict[str, tuple[str, ...]] = {
     "wizard": ("random", "normal", "expert"),
-    "crazy8s": ("random", "normal"),
-    "kaiser": ("random", "normal"),
+    "crazy8s": ("random", "normal", "expert"),
+    "kaiser": ("random", "normal", "expert"),
     "hearts": ("random", "easy", "normal", "hard", "expert"),
 }
 
@@ -33,6 +41,8 @@ _DECIDERS: dict[tuple[str, str], Decide] = {
 _SEARCHERS: dict[tuple[str, str], tuple[Callable[..., Action], int]] = {
     ("wizard", "expert"): (wizard_expert.decide_expert, wizard_expert.EXPERT_BUDGET),
     ("hearts", "expert"): (hearts.decide_expert, hearts.EXPERT_BUDGET),
+    ("crazy8s", "expert"): (crazy8s_expert.decide_expert, crazy8s_expert.EXPERT_BUDGET),
+    ("kaiser", "expert"): (kaiser_expert.decide_expert, kaiser_expert.EXPERT_BUDGET),
 }
 
 
@@ -46,8 +56,8 @@ def levels(game_id: str) -> tuple[str, ...]:
 def strategy_for(game_id: str, level: str = "normal", budget: int | None = None) -> Strategy:
     """The strategy for ``game_id`` at ``level`` ("random", "easy", "normal", "hard", "expert").
 
-    ``budget`` is the expert level's thinking budget, in simulated card plays
-    per decision (None: the level's default); the other levels ignore it.
+    ``budget`` is the expert level's thinking budget, in simulated moves per
+    decision (None: the level's default); the other levels ignore it.
     """
     offered = levels(game_id)
     wanted = level if level in offered else ALIASES.get(level, level)
