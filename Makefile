@@ -70,3 +70,13 @@ selfplay: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+# -- issue 16: the expert level's evaluation -------------------------------------------
+.PHONY: selfplay-expert
+## make selfplay-expert: the expert level on duplicate deals against the documented AI and
+## OpenSpiel's ISMCTS (installs the bench extra; long: run it on a quiet machine)
+selfplay-expert: bench-deps
+	mkdir -p build
+	nice -n 10 $(BIN)/parlour selfplay \
+		--games wizard-expert,hearts-expert,hearts-ismcts,kaiser-expert,crazy8s-expert \
+		--json build/selfplay-expert.json
