@@ -513,9 +513,7 @@ def format_report(report: Report) -> str:
             f"-- {_mark(c['target_met'])} (>= 60%)"
         )
     lines += _format_expert(report)
-    lines.append(
-        "Decision time per move (ms):   p50     p99     max  p50 cpu  p99 cpu    moves"
-    )
+    lines.append("Decision time per move (ms):   p50     p99     max  p50 cpu  p99 cpu    moves")
     for name, t in report["decision_time"].items():
         lines.append(
             f"  {name:<22} {t['p50_ms']:7.3f} {t['p99_ms']:7.3f} {t['max_ms']:7.2f} "
