@@ -209,6 +209,9 @@ def test_the_worker_command_takes_the_token_from_the_environment(
     args = parser.parse_args(["--server", "a:1,b:2", "--server", "c:3"])
     assert args.worker_token == "from-env"
     assert args.server == ["a:1,b:2", "c:3"]
+    assert (args.processes, args.expert_budget) == (1, None)
+    args = parser.parse_args(["--processes", "3", "--expert-budget", "5000"])
+    assert (args.processes, args.expert_budget) == (3, 5000)
 
 
 def test_compose_gives_the_servers_and_the_workers_one_worker_token() -> None:
