@@ -259,3 +259,35 @@ async def test_a_slow_decision_leaves_the_event_loop_free() -> None:
             assert ticks >= 20, f"the loop ran only {ticks} times in a 1 s decision"
         finally:
             pool.shutdown()
+
+
+def test_a_decision_process_ends_when_its_worker_is_killed_outright() -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import os, time\n"
+        "from parlour.ai.worker import decision_pool\n"
+        "pool = decision_pool(1)\n"
+        "print(pool.submit(os.getpid).result(), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(child, signal.SIGKILL)
+    raise AssertionError("the decision process outlived its killed worker")

@@ -26,7 +26,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import random
+import threading
 import time
 from collections.abc import Awaitable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -173,7 +175,28 @@ def decision_pool(processes: int) -> Executor:
     if processes == 0:
         return ThreadPoolExecutor(1, thread_name_prefix="parlour-decide")
     # spawn, not fork: the parent runs gRPC's threads, which a fork would copy mid-flight
-    return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"))
+    return ProcessPoolExecutor(
+        processes,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_leave_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+def _leave_with_parent(parent: int, every: float = 1.0) -> None:
+    """In a decision process: exit once the worker that started it is gone.
+
+    A worker killed outright (SIGKILL) cannot shut its pool down, and an idle
+    decision process waits on a queue it holds both ends of, so it would wait
+    for ever; this watch ends it within ``every`` seconds.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parlour-parent-watch", daemon=True).start()
 
 
 class Worker:
