@@ -22,7 +22,7 @@ from parlour.engine.cards import Card, Suit
 from parlour.engine.view import View
 
 #: The default thinking budget: simulated card plays per decision.
-EXPERT_BUDGET = 40_000
+EXPERT_BUDGET = 80_000
 #: Bids further than this from the estimate are not simulated.
 BID_WINDOW = 3
 
