@@ -77,3 +77,13 @@ clean:
 ## the Node test also does this itself when node_modules is missing
 node-client:
 	cd clients/node && npm ci --no-audit --no-fund
+
+# -- issue 16: the expert level's evaluation -------------------------------------------
+.PHONY: selfplay-expert
+## make selfplay-expert: the expert level on duplicate deals against the documented AI and
+## OpenSpiel's ISMCTS (installs the bench extra; long: run it on a quiet machine)
+selfplay-expert: bench-deps
+	mkdir -p build
+	nice -n 10 $(BIN)/parlour selfplay \
+		--games wizard-expert,hearts-expert,hearts-ismcts,kaiser-expert,crazy8s-expert \
+		--json build/selfplay-expert.json

@@ -57,3 +57,50 @@ def test_paired_test_flags_a_clear_difference_and_not_noise():
 def test_the_computer_opponents_meet_their_targets():
     report = selfplay.evaluate(seed=1)
     assert report["all_targets_met"], selfplay.format_report(report)
+
+
+def test_the_expert_matches_pair_every_deal_and_report_by_deal():
+    sizes = {"hearts-expert": 1, "crazy8s-expert": 2, "kaiser-expert": 1, "wizard-expert": 1}
+    report = selfplay.evaluate(
+        games=tuple(sizes),
+        sizes=sizes,
+        seed=2,
+        settings=selfplay.Settings(expert_budget=500),
+    )
+    hearts = report["hearts-expert"]
+    assert (hearts["deals"], hearts["hands"], hearts["a_minus_b"]["n"]) == (1, 8, 1)
+    assert (
+        report["crazy8s-expert"]["games"] == 4 and report["crazy8s-expert"]["a_win_share"]["n"] == 2
+    )
+    assert report["kaiser-expert"]["games"] == 2
+    wizard = report["wizard-expert"]
+    assert wizard["a_bids"] == wizard["b_bids"] == 4 * 15  # four seats, fifteen rounds
+    text = selfplay.format_report(report)
+    assert "duplicate deals" in text and "exact bids" in text
+
+
+def test_openspiel_ismcts_sees_the_parlour_hand_it_is_mirrored_from():
+    pytest.importorskip("pyspiel")
+    import random
+
+    from parlour.engine.playout import shuffled
+    from parlour.engine.registry import new_game
+    from parlour.ismcts import IsmctsSeat, mirror, openspiel_card, parlour_card
+
+    assert {parlour_card(openspiel_card(c)) for c in new_game("hearts", 4).chance() or ()} == set(
+        new_game("hearts", 4).chance() or ()
+    )
+    seat = IsmctsSeat(simulations=50, seed=1)
+    rng = random.Random(5)
+    state = new_game("hearts", 4)
+    state.deal(shuffled(state.chance() or (), rng))
+    while state.chance() is None:
+        mover = state.to_act()[0]
+        mirrored = mirror(seat.game, state, mover)
+        assert mirrored.current_player() == 0
+        own = {openspiel_card(c) for c in state.hand(mover)}
+        legal = {parlour_card(a) for a in mirrored.legal_actions()}
+        assert {a.card for a in state.legal_actions(mover)} == legal
+        assert own >= {openspiel_card(c) for c in legal}
+        state.apply(mover, seat.choose_at(state, mover, rng))
+    assert seat.refused == 0

@@ -18,12 +18,14 @@ def test_every_game_offers_a_random_baseline_and_a_real_opponent(game: str):
     assert strategy_for(game, "normal").name == f"{game}/normal"
 
 
-def test_hearts_offers_three_levels_besides_random():
-    assert LEVELS["hearts"] == ("random", "easy", "normal", "hard")
-    assert {strategy_for("hearts", level).name for level in ("easy", "normal", "hard")} == {
+def test_hearts_offers_four_levels_besides_random():
+    assert LEVELS["hearts"] == ("random", "easy", "normal", "hard", "expert")
+    levels = ("easy", "normal", "hard", "expert")
+    assert {strategy_for("hearts", level).name for level in levels} == {
         "hearts/easy",
         "hearts/normal",
         "hearts/hard",
+        "hearts/expert",
     }
 
 
@@ -35,8 +37,10 @@ def test_the_other_games_take_easy_and_hard_as_their_one_level(game: str):
 def test_an_unknown_game_or_level_is_refused():
     with pytest.raises(KeyError, match="chess"):
         strategy_for("chess", "normal")
-    with pytest.raises(KeyError, match="expert"):
-        strategy_for("hearts", "expert")
+    with pytest.raises(KeyError, match="grandmaster"):
+        strategy_for("hearts", "grandmaster")
+    with pytest.raises(ValueError, match="budget"):
+        strategy_for("wizard", "expert", budget=0)
 
 
 def test_the_random_baseline_picks_uniformly_among_the_legal_actions():

@@ -28,6 +28,9 @@ def test_every_level_plays_a_whole_game_with_legal_moves_only(
     game: str, seats: int, options: dict[str, object]
 ):
     levels = LEVELS[game]
-    strategies = [strategy_for(game, levels[seat % len(levels)]) for seat in range(seats)]
+    # the expert at a small thinking budget: the moves are as legal, and the test stays fast
+    strategies = [
+        strategy_for(game, levels[seat % len(levels)], budget=2000) for seat in range(seats)
+    ]
     state = selfplay.play(game, strategies, f"tables:{game}:{seats}", selfplay.Clock(), options)
     assert state.is_over and state.winners()

@@ -226,6 +226,9 @@ def test_the_worker_command_takes_the_token_from_the_environment(
     args = parser.parse_args(["--server", "a:1,b:2", "--server", "c:3"])
     assert worker_token(args) == "from-the-environment"
     assert args.server == ["a:1,b:2", "c:3"]
+    assert (args.processes, args.expert_budget) == (1, None)
+    args = parser.parse_args(["--processes", "3", "--expert-budget", "5000"])
+    assert (args.processes, args.expert_budget) == (3, 5000)
     from parlour.cli import build_parser
 
     cli, _ = build_parser("worker")
@@ -261,3 +264,69 @@ def test_compose_gives_the_servers_and_the_workers_one_worker_token() -> None:
     }
     assert len(set(tokens.values())) == 1 and all(tokens.values()), tokens
     assert services["worker"]["command"][:2] == ["parlour", "worker"]
+
+
+async def test_decisions_in_spawned_processes_play_tables_to_the_end(sqlite_url: str) -> None:
+    async with bot_service(sqlite_url) as service:
+        worker = Worker(config(service.address, concurrency=2, processes=2))
+        async with running(worker):
+            table_id = await bot_table(service.client, "wizard", 3, {"rounds": 5}, level="expert")
+            assert await finished(service, table_id, timeout=60) > 0
+        assert worker.tally.played > 0
+
+
+def _slow(seconds: float) -> float:
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+async def test_a_slow_decision_leaves_the_event_loop_free() -> None:
+    from parlour.ai.worker import decision_pool
+
+    for processes in (0, 1):
+        pool = decision_pool(processes)
+        try:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(pool, _slow, 0.0)  # the process is up
+            slow = loop.run_in_executor(pool, _slow, 1.0)
+            ticks = 0
+            while not slow.done():
+                await asyncio.sleep(0.01)
+                ticks += 1
+            assert ticks >= 20, f"the loop ran only {ticks} times in a 1 s decision"
+        finally:
+            pool.shutdown()
+
+
+def test_a_decision_process_ends_when_its_worker_is_killed_outright() -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import os, time\n"
+        "from parlour.ai.worker import decision_pool\n"
+        "pool = decision_pool(1)\n"
+        "print(pool.submit(os.getpid).result(), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(child, signal.SIGKILL)
+    raise AssertionError("the decision process outlived its killed worker")

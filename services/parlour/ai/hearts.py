@@ -121,6 +121,35 @@ def decide_normal(view: View, legal: Sequence[Action], rng: random.Random) -> Ac
 
 
 def decide_hard(view: View, legal: Sequence[Action], rng: random.Random) -> Action:
+    return _decide_searching(view, legal, rng, HARD_SEARCH)
+
+
+#: The expert's default thinking budget: simulated card plays per decision.
+EXPERT_BUDGET = 60_000
+
+
+def decide_expert(
+    view: View, legal: Sequence[Action], rng: random.Random, budget: int = EXPERT_BUDGET
+) -> Action:
+    """The hard opponent with a search many times deeper that trusts what it finds."""
+    return _decide_searching(view, legal, rng, Search(budget, (16, 600), 0.0))
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """How hard the look-ahead works: simulated plays, deals (least, most), caution."""
+
+    budget: int
+    deals: tuple[int, int]
+    margin: float
+
+
+HARD_SEARCH = Search(search.PLAY_BUDGET, (search.MIN_DEALS, search.MAX_DEALS), search.MARGIN)
+
+
+def _decide_searching(
+    view: View, legal: Sequence[Action], rng: random.Random, how: Search
+) -> Action:
     if of_kind(legal, ActionKind.GIVE):
         return choose_give(view, legal, plan_hard)
     pos = read_position(view, legal)
@@ -131,7 +160,7 @@ def decide_hard(view: View, legal: Sequence[Action], rng: random.Random) -> Acti
     preferred = _play(view, pos, hard=True)
     if len(pos.cards) == 1:
         return playable(legal)[preferred]
-    return playable(legal)[search_card(view, pos, preferred, rng)]
+    return playable(legal)[search_card(view, pos, preferred, rng, how)]
 
 
 def _play(view: View, pos: Position, hard: bool) -> Card:
@@ -267,7 +296,9 @@ def _lead_hard(
 PASS_OFFSET = {"left": 1, "right": 3, "across": 2}
 
 
-def search_card(view: View, pos: Position, preferred: Card, rng: random.Random) -> Card:
+def search_card(
+    view: View, pos: Position, preferred: Card, rng: random.Random, how: Search = HARD_SEARCH
+) -> Card:
     """Weigh each legal card by sampled play-outs (see ``hearts_search``)."""
     assert view.seat is not None
     me = view.seat
@@ -296,5 +327,8 @@ def search_card(view: View, pos: Position, preferred: Card, rng: random.Random) 
         points_taken(view),
         broken,
         rng,
+        how.budget,
+        how.deals,
+        how.margin,
     )
     return Card.from_index(choice)

@@ -191,11 +191,20 @@ def best_card(
     taken: list[int],
     broken: bool,
     rng: random.Random,
+    budget: int = PLAY_BUDGET,
+    deal_range: tuple[int, int] = (MIN_DEALS, MAX_DEALS),
+    margin: float = MARGIN,
 ) -> int:
-    """The candidate with the fewest points for ``me`` on average over sampled deals."""
+    """The candidate with the fewest points for ``me`` on average over sampled deals.
+
+    ``budget`` is the number of simulated card plays to spend, spread over
+    between ``deal_range`` deals; another card must beat ``preferred`` by
+    ``margin`` points per deal to replace it (the hard level's caution; the
+    expert level searches deeper and trusts its search, with no margin).
+    """
     remaining = hand.bit_count() * SEATS
-    deals_wanted = PLAY_BUDGET // max(1, len(candidates) * remaining)
-    deals_wanted = max(MIN_DEALS, min(MAX_DEALS, deals_wanted))
+    deals_wanted = budget // max(1, len(candidates) * remaining)
+    deals_wanted = max(deal_range[0], min(deal_range[1], deals_wanted))
     queen_gone = not (hand & QUEEN) and QUEEN_INDEX not in unseen
     totals = dict.fromkeys(candidates, 0)
     for _ in range(deals_wanted):
@@ -215,6 +224,6 @@ def best_card(
             totals[card] += result[me]
     # The heuristic choice stands unless the look-ahead finds clearly better.
     best = min(candidates, key=lambda c: (totals[c], c != preferred, c))
-    if totals[best] + MARGIN * deals_wanted <= totals[preferred]:
+    if totals[best] + margin * deals_wanted <= totals[preferred]:
         return best
     return preferred

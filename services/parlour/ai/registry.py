@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-from parlour.ai import crazy8s, hearts, kaiser, wizard
+from collections.abc import Callable
+from functools import partial
+
+from parlour.ai import (
+    crazy8s,
+    crazy8s_expert,
+    hearts,
+    kaiser,
+    kaiser_expert,
+    wizard,
+    wizard_expert,
+)
 from parlour.ai.common import Decide, NamedStrategy, Strategy, choose_randomly
+from parlour.engine.actions import Action
 
 #: The levels each game offers, weakest first. "random" is the baseline.
 LEVELS: dict[str, tuple[str, ...]] = {
-    "wizard": ("random", "normal"),
-    "crazy8s": ("random", "normal"),
-    "kaiser": ("random", "normal"),
-    "hearts": ("random", "easy", "normal", "hard"),
+    "wizard": ("random", "normal", "expert"),
+    "crazy8s": ("random", "normal", "expert"),
+    "kaiser": ("random", "normal", "expert"),
+    "hearts": ("random", "easy", "normal", "hard", "expert"),
 }
 
 #: Games with a single real level accept the Hearts level names for it.
@@ -25,6 +37,14 @@ _DECIDERS: dict[tuple[str, str], Decide] = {
     ("hearts", "hard"): hearts.decide_hard,
 }
 
+#: The search levels, each taking a thinking budget (simulated card plays per decision).
+_SEARCHERS: dict[tuple[str, str], tuple[Callable[..., Action], int]] = {
+    ("wizard", "expert"): (wizard_expert.decide_expert, wizard_expert.EXPERT_BUDGET),
+    ("hearts", "expert"): (hearts.decide_expert, hearts.EXPERT_BUDGET),
+    ("crazy8s", "expert"): (crazy8s_expert.decide_expert, crazy8s_expert.EXPERT_BUDGET),
+    ("kaiser", "expert"): (kaiser_expert.decide_expert, kaiser_expert.EXPERT_BUDGET),
+}
+
 
 def levels(game_id: str) -> tuple[str, ...]:
     """The levels offered for ``game_id``, weakest first."""
@@ -33,12 +53,21 @@ def levels(game_id: str) -> tuple[str, ...]:
     return LEVELS[game_id]
 
 
-def strategy_for(game_id: str, level: str = "normal") -> Strategy:
-    """The strategy for ``game_id`` at ``level`` ("random", "easy", "normal", "hard")."""
+def strategy_for(game_id: str, level: str = "normal", budget: int | None = None) -> Strategy:
+    """The strategy for ``game_id`` at ``level`` ("random", "easy", "normal", "hard", "expert").
+
+    ``budget`` is the expert level's thinking budget, in simulated moves per
+    decision (None: the level's default); the other levels ignore it.
+    """
     offered = levels(game_id)
     wanted = level if level in offered else ALIASES.get(level, level)
     if wanted not in offered:
         raise KeyError(f"no level {level!r} for {game_id} (offered: {', '.join(offered)})")
     if wanted == "random":
         return NamedStrategy(game_id, "random", choose_randomly)
+    if (game_id, wanted) in _SEARCHERS:
+        decide, default = _SEARCHERS[game_id, wanted]
+        if budget is not None and budget < 1:
+            raise ValueError(f"the thinking budget must be at least 1 play, not {budget}")
+        return NamedStrategy(game_id, wanted, partial(decide, budget=budget or default))
     return NamedStrategy(game_id, wanted, _DECIDERS[game_id, wanted])

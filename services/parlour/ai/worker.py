@@ -8,6 +8,11 @@ so a decision can be reproduced), and play it with ``PlayService.Act`` by
 legal-action id at the claimed version. It sees only what a person in that
 seat could see: the view the server sends.
 
+Decisions run off the event loop, in a pool of ``processes`` worker processes
+(``--processes``, the worker's CPU budget; 0 runs them in a thread of this
+process), so one long expert search does not hold the other slots' claims
+and acts.
+
 It rides out server restarts: UNAVAILABLE is retried with backoff, moving
 round the server addresses it was given; an Act is resent with the same
 request id, so it is applied at most once. A turn that went stale (ABORTED:
@@ -20,9 +25,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
 import random
+import threading
 import time
 from collections.abc import Awaitable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -75,6 +85,11 @@ class WorkerConfig:
     max_backoff: float = 5.0
     #: TLS to the servers (see parlour.client.tls_credentials); None: plaintext
     credentials: grpc.ChannelCredentials | None = None
+    #: processes that run the decisions (the worker's CPU budget); 0: a thread of this
+    #: process (``parlour worker`` defaults to 1)
+    processes: int = 0
+    #: the expert level's thinking budget, simulated card plays per decision (None: its default)
+    expert_budget: int | None = None
 
 
 @dataclass
@@ -103,22 +118,23 @@ class Choice:
 class Strategies:
     """The strategy per (game, level), with the fallbacks the contract promises."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int | None = None) -> None:
         self._found: dict[tuple[str, str], Strategy] = {}
+        self.budget = budget
 
     def get(self, game: str, level: str) -> Strategy:
         """``level`` of ``game``; an unknown (or empty) level plays the game's default,
         a game with no computer opponent plays random legal moves."""
         key = (game, level)
         if key not in self._found:
-            self._found[key] = self._find(game, level)
+            self._found[key] = self._find(game, level, self.budget)
         return self._found[key]
 
     @staticmethod
-    def _find(game: str, level: str) -> Strategy:
+    def _find(game: str, level: str, budget: int | None) -> Strategy:
         if level:
             try:
-                return strategy_for(game, level)
+                return strategy_for(game, level, budget)
             except KeyError:
                 log.warning("no level %r for %s: playing its default level", level, game)
         try:
@@ -143,6 +159,48 @@ def decide(strategy: Strategy, claim: bots_pb2.ClaimTurnResponse, seed: int) -> 
     return Choice(claim.view.legal_actions[index].id, str(legal[index]), strategy.name)
 
 
+#: The strategies of a decision process (one per budget), made on first use.
+_PROCESS_STRATEGIES: dict[int | None, Strategies] = {}
+
+
+def decide_elsewhere(game: str, level: str, budget: int | None, claim: bytes, seed: int) -> Choice:
+    """:func:`decide` for a serialized claim: what a decision process runs."""
+    strategies = _PROCESS_STRATEGIES.setdefault(budget, Strategies(budget))
+    turn = bots_pb2.ClaimTurnResponse.FromString(claim)
+    return decide(strategies.get(game, level), turn, seed)
+
+
+def decision_pool(processes: int) -> Executor:
+    """Where decisions run: ``processes`` spawned processes, or (0) one thread."""
+    if processes < 0:
+        raise ValueError("processes must be 0 (a thread) or more")
+    if processes == 0:
+        return ThreadPoolExecutor(1, thread_name_prefix="parlour-decide")
+    # spawn, not fork: the parent runs gRPC's threads, which a fork would copy mid-flight
+    return ProcessPoolExecutor(
+        processes,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_leave_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+def _leave_with_parent(parent: int, every: float = 1.0) -> None:
+    """In a decision process: exit once the worker that started it is gone.
+
+    A worker killed outright (SIGKILL) cannot shut its pool down, and an idle
+    decision process waits on a queue it holds both ends of, so it would wait
+    for ever; this watch ends it within ``every`` seconds.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parlour-parent-watch", daemon=True).start()
+
+
 class Worker:
     """Plays bot turns until :meth:`stop` (or a refusal)."""
 
@@ -153,8 +211,8 @@ class Worker:
             raise ValueError("concurrency must be at least 1")
         self.config = config
         self.tally = Tally()
-        self.strategies = Strategies()
         self._stop = asyncio.Event()
+        self._pool: Executor | None = None
 
     def stop(self) -> None:
         """Finish the turns in hand and return from :meth:`run`."""
@@ -163,6 +221,7 @@ class Worker:
     async def run(self) -> Tally:
         """Run every slot until stopped; raises WorkerRefused if the server refuses us."""
         self.tally = Tally()
+        self._pool = decision_pool(self.config.processes)
         slots = [asyncio.create_task(self._slot(n)) for n in range(self.config.concurrency)]
         try:
             await asyncio.gather(*slots)
@@ -170,7 +229,23 @@ class Worker:
             for slot in slots:
                 slot.cancel()
             await asyncio.gather(*slots, return_exceptions=True)
+            self._pool.shutdown(wait=False, cancel_futures=True)
         return self.tally
+
+    async def _decide(self, claim: bots_pb2.ClaimTurnResponse) -> Choice:
+        """The strategy's choice, made in the decision pool, off the event loop."""
+        config = self.config
+        if self._pool is None:
+            self._pool = decision_pool(config.processes)
+        work = (claim.game, claim.bot_level, config.expert_budget, claim.SerializeToString())
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._pool, decide_elsewhere, *work, config.seed
+            )
+        except BrokenProcessPool:
+            log.error("a decision process died: starting a new pool")
+            self._pool = decision_pool(config.processes)
+            raise
 
     def slot_id(self, n: int) -> str:
         """The worker id slot ``n`` claims with: each slot holds its own leases."""
@@ -215,9 +290,8 @@ class Worker:
     async def _play(self, client: ParlourClient, claim: bots_pb2.ClaimTurnResponse) -> None:
         where = f"table {claim.table_id} seat {claim.seat} version {claim.version}"
         log.debug("%s claimed %s (%s, %s)", client.worker_id, where, claim.game, claim.view.phase)
-        strategy = self.strategies.get(claim.game, claim.bot_level)
         began = time.perf_counter()
-        choice = decide(strategy, claim, self.config.seed)
+        choice = await self._decide(claim)
         thought = time.perf_counter() - began
         if self.config.think_seconds:
             await asyncio.sleep(self.config.think_seconds)

@@ -51,6 +51,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="bot turns played at once, each in its own slot (default: %(default)s)",
     )
     parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="processes that run the bots' decisions, off the network loop: the worker's "
+        "CPU budget (0: a thread of the worker's own process; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--expert-budget",
+        type=int,
+        default=None,
+        metavar="PLAYS",
+        help="the expert level's thinking budget, simulated card plays per decision "
+        "(default: each game's own)",
+    )
+    parser.add_argument(
         "--think-seconds",
         type=float,
         default=0.0,
@@ -90,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         print("parlour worker: --concurrency must be at least 1", flush=True)
         return 2
+    if args.processes < 0 or (args.expert_budget is not None and args.expert_budget < 1):
+        print("parlour worker: --processes must be 0 or more, --expert-budget 1 or more")
+        return 2
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     config = WorkerConfig(
         servers=parse_servers(args.server or ["127.0.0.1:50051"]),
@@ -101,10 +119,13 @@ def run(args: argparse.Namespace) -> int:
         think_seconds=args.think_seconds,
         seed=seed,
         games=tuple(args.game),
+        processes=args.processes,
+        expert_budget=args.expert_budget,
     )
     print(
         f"parlour worker {config.worker_id}: playing bots on {', '.join(config.servers)} "
-        f"(concurrency {config.concurrency}, seed {seed})",
+        f"(concurrency {config.concurrency}, {config.processes} decision processes, "
+        f"seed {seed})",
         flush=True,
     )
     worker = Worker(config)

@@ -183,6 +183,7 @@ class HeartsState(GameState):
         self._exchanged = False
         self._waiting: tuple[int, ...] = ()  # seats still choosing cards to pass
         self._turn = -1
+        self._legal = -1  # the cards the seat to play may play, once asked (see _legal_mask)
         self._plays: list[int] = []  # card indices played this hand, in order
         self._leaders: list[int] = []  # the leader of each trick begun
         self._trick_winners: list[int] = []
@@ -258,18 +259,28 @@ class HeartsState(GameState):
         ]
 
     def _legal_mask(self, seat: int) -> int:
-        """The cards ``seat`` (the seat to play) may play now, as a bitset."""
+        """The cards ``seat`` (the seat to play) may play now, as a bitset.
+
+        Asked twice a move (to list the moves, then to check the one chosen), so
+        it is kept until the next card is played (``_legal`` is -1 when unknown).
+        """
+        legal = self._legal
+        if legal >= 0:
+            return legal
         hand = self._hands[seat]
         if not self._trick_cards:
             if not self._plays:
-                return _TWO_OF_CLUBS
-            if self._hearts_broken:
-                return hand
-            # A hand of only hearts and the queen of spades leaves the queen alone here.
-            return hand & ~_HEARTS or hand
-        legal = hand & _SUIT_MASK[self._led_suit] or hand
-        if len(self._plays) < SEATS:
-            return legal & ~_POINT_CARDS or legal
+                legal = _TWO_OF_CLUBS
+            elif self._hearts_broken:
+                legal = hand
+            else:
+                # A hand of only hearts and the queen of spades leaves the queen alone here.
+                legal = hand & ~_HEARTS or hand
+        else:
+            legal = hand & _SUIT_MASK[self._led_suit] or hand
+            if len(self._plays) < SEATS:
+                legal = legal & ~_POINT_CARDS or legal
+        self._legal = legal
         return legal
 
     def apply(self, seat: int, action: Action) -> None:
@@ -361,11 +372,13 @@ class HeartsState(GameState):
         self._start_play()
 
     def _start_play(self) -> None:
+        self._legal = -1
         self._phase = PLAY
         self._turn = next(s for s in range(SEATS) if self._hands[s] & _TWO_OF_CLUBS)
 
     # -- play -----------------------------------------------------------------
     def _play(self, seat: int, index: int) -> None:
+        self._legal = -1
         bit = 1 << index
         self._hands[seat] ^= bit
         plays = self._plays

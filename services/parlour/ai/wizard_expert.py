@@ -1,0 +1,102 @@
+"""The expert Wizard opponent: bids and plays by determinized search (``wizard_search``).
+
+It bids by simulation: for each bid worth considering (within three of the
+normal opponent's estimate), it plays the round out over sampled deals of the
+unseen cards, the seats still to bid bidding as the normal opponent would on
+their sampled hands, and keeps the bid that scores best on average. In play
+it weighs every legal card the same way, over deals that respect the voids
+the other seats have shown, with everyone's bids and tricks as they stand.
+After a turned wizard, as dealer, it names trump as the normal opponent does.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from parlour.ai import wizard_search as search
+from parlour.ai.common import cards_played, current_plays, of_kind, suit_counts, voids_shown
+from parlour.ai.wizard import PACK, card_worth, choose_trump, expected_tricks
+from parlour.engine.actions import Action, ActionKind
+from parlour.engine.cards import Card, Suit
+from parlour.engine.view import View
+
+#: The default thinking budget: simulated card plays per decision.
+EXPERT_BUDGET = 80_000
+#: Bids further than this from the estimate are not simulated.
+BID_WINDOW = 3
+
+
+def bits(cards: Sequence[Card]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card.index
+    return mask
+
+
+def estimator(trump: Suit | None, seats: int) -> search.Estimate:
+    """How the normal opponent would bid a hand (as a bitset): its expected tricks, rounded."""
+
+    def estimate(mask: int) -> int:
+        hand = [Card.from_index(i) for i in range(60) if mask >> i & 1]
+        dealt = len(hand) * seats / len(PACK)
+        lengths = suit_counts(hand)
+        worth = sum(card_worth(c, trump, seats, dealt, lengths, len(hand)) for c in hand)
+        return round(worth)
+
+    return estimate
+
+
+def decide_expert(
+    view: View, legal: Sequence[Action], rng: random.Random, budget: int = EXPERT_BUDGET
+) -> Action:
+    if of_kind(legal, ActionKind.NAME_TRUMP):
+        return choose_trump(view, legal)
+    assert view.seat is not None
+    me, seats = view.seat, view.seats
+    played = cards_played(view)
+    unseen = [
+        c.index
+        for c in PACK
+        if c not in played and c not in view.hand and c is not view.turned_card
+    ]
+    sizes = {p.seat: p.hand_size for p in view.players if p.seat != me}
+    trump = -1 if view.trump is None else view.trump.index
+    hand = bits(view.hand)
+    bids = of_kind(legal, ActionKind.BID)
+    if bids:
+        guess = expected_tricks(view.hand, view)
+        offered = [a.number for a in bids if a.number is not None]
+        near = [b for b in offered if abs(b - guess) <= BID_WINDOW] or offered
+        known = {p.seat: int(p.bid) for p in view.players if p.seat != me and p.bid.isdigit()}
+        choice = search.best_bid(
+            me,
+            hand,
+            near,
+            known,
+            (view.dealer + 1) % seats,
+            trump,
+            unseen,
+            sizes,
+            estimator(view.trump, seats),
+            rng,
+            budget,
+        )
+        return next(a for a in bids if a.number == choice)
+    plays = {a.card.index: a for a in of_kind(legal, ActionKind.PLAY) if a.card is not None}
+    voids = {seat: {s.index for s in suits} for seat, suits in voids_shown(view).items()}
+    card = search.best_play(
+        me,
+        hand,
+        sorted(plays),
+        [(p.seat, p.card.index) for p in current_plays(view)],
+        trump,
+        [int(p.bid) if p.bid.isdigit() else 0 for p in view.players],
+        [p.tricks_taken for p in view.players],
+        unseen,
+        sizes,
+        voids,
+        rng,
+        budget,
+    )
+    return plays[card]

@@ -1,0 +1,255 @@
+"""Determinized search for the expert Wizard opponent.
+
+The expert deals the cards it has not seen to the other seats at random --
+respecting their hand sizes and the suits they have shown they lack -- and
+plays the rest of the round out in every such deal, everyone following a
+quick bid-aware policy (chase while short of the bid, as cheaply as holds;
+duck once it is made). It keeps the card, or the bid, with the best average
+score for itself under Wizard's scoring (20 plus 10 a trick for an exact bid,
+minus 10 a trick off otherwise).
+
+The simulator is built here, from the seat's view alone: its own hand, the
+cards played, the bids on the table and sampled hidden cards. It never sees
+a game's state. Cards are ``card.index`` numbers in int bitsets: ordinary
+cards 0-51 (suit-major, 13 a suit, higher index = higher rank), wizards
+52-55, jesters 56-59.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+SUIT_MASKS = tuple(0x1FFF << (13 * suit) for suit in range(4))
+WIZARDS = 0xF << 52
+JESTERS = 0xF << 56
+SPECIAL = WIZARDS | JESTERS
+NO_SUIT = -2  # a wizard reached the front of the trick: nothing to follow
+#: A side card this high (queen up), a trump or a wizard is worth spending when chasing.
+SOLID = 12
+
+Estimate = Callable[[int], int]
+
+
+def strength(card: int, trump: int) -> int:
+    """Usefulness for taking tricks: jester 0, side suits 1-13, trumps 21-33, wizard 40."""
+    if card >= 56:
+        return 0
+    if card >= 52:
+        return 40
+    rank = card % 13 + 1
+    return rank + 20 if card // 13 == trump else rank
+
+
+def beats(card: int, best: int, trump: int) -> bool:
+    """Would ``card`` take the lead of a trick that ``best`` is winning (-1: empty trick)?"""
+    if best < 0:
+        return True
+    if 52 <= best < 56 or card >= 56:
+        return False  # the first wizard stands; a jester never overtakes
+    if card >= 52 or best >= 56:
+        return True  # a wizard, or anything over nothing but jesters
+    if card // 13 == best // 13:
+        return card > best
+    return card // 13 == trump
+
+
+def legal_mask(hand: int, led: int) -> int:
+    if led >= 0:
+        following = hand & SUIT_MASKS[led]
+        if following:
+            return following | (hand & SPECIAL)
+    return hand
+
+
+def _cards(mask: int) -> list[int]:
+    found = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return found
+
+
+def policy(legal: int, wanted: int, best: int, last: bool, trump: int) -> int:
+    """The quick player of the play-outs."""
+    cards = _cards(legal)
+    if len(cards) == 1:
+        return cards[0]
+    if wanted > 0:
+        if best < 0:
+            return max(cards, key=lambda c: strength(c, trump))
+        winners = [c for c in cards if beats(c, best, trump)]
+        if winners:
+            if not last:
+                solid = [c for c in winners if strength(c, trump) >= SOLID]
+                if solid:
+                    return min(solid, key=lambda c: strength(c, trump))
+            return min(winners, key=lambda c: strength(c, trump))
+        plain = [c for c in cards if c < 56] or cards
+        return min(plain, key=lambda c: strength(c, trump))
+    if best < 0:
+        jesters = legal & JESTERS
+        if jesters:
+            return _cards(jesters)[0]
+        return min(cards, key=lambda c: strength(c, trump))
+    losers = [c for c in cards if not beats(c, best, trump)]
+    if losers:
+        return max(losers, key=lambda c: strength(c, trump))
+    if last:
+        return max(cards, key=lambda c: strength(c, trump))
+    return min(cards, key=lambda c: strength(c, trump))
+
+
+def round_score(bid: int, taken: int) -> int:
+    return 20 + 10 * taken if bid == taken else -10 * abs(bid - taken)
+
+
+def play_out(
+    hands: list[int],
+    trump: int,
+    bids: Sequence[int],
+    taken: list[int],
+    seat: int,
+    trick: Sequence[tuple[int, int]],
+) -> list[int]:
+    """Play the round to its end from a trick in progress; tricks taken per seat.
+
+    ``trick`` holds the (seat, card) plays already on the current trick and
+    ``seat`` is the seat next to play. ``hands`` and ``taken`` are modified.
+    """
+    seats = len(hands)
+    led, best, winner = -1, -1, -1
+    for who, card in trick:
+        if led == -1 and card < 56:
+            led = NO_SUIT if card >= 52 else card // 13
+        if beats(card, best, trump):
+            best, winner = card, who
+    count = len(trick)
+    if count == seats:  # the trick is complete: settle it first
+        taken[winner] += 1
+        seat, count, led, best = winner, 0, -1, -1
+    left = sum(hand.bit_count() for hand in hands)
+    while left:
+        hand = hands[seat]
+        card = policy(
+            legal_mask(hand, led), bids[seat] - taken[seat], best, count == seats - 1, trump
+        )
+        hands[seat] = hand & ~(1 << card)
+        if led == -1 and card < 56:
+            led = NO_SUIT if card >= 52 else card // 13
+        if beats(card, best, trump):
+            best, winner = card, seat
+        left -= 1
+        count += 1
+        if count == seats:
+            taken[winner] += 1
+            seat, count, led, best = winner, 0, -1, -1
+        else:
+            seat = (seat + 1) % seats
+    return taken
+
+
+def deal_unseen(
+    unseen: list[int], sizes: dict[int, int], voids: dict[int, set[int]], rng: random.Random
+) -> dict[int, int] | None:
+    """Give each other seat ``sizes[seat]`` of the unseen cards, none of a suit it lacks.
+
+    Unlike Hearts, part of the pack stays undealt, so the cards left over are
+    simply not in play. Seats void in more suits choose first.
+    """
+    pool = unseen[:]
+    rng.shuffle(pool)
+    hands: dict[int, int] = {}
+    for seat in sorted(sizes, key=lambda s: -len(voids.get(s, ()))):
+        lacking = voids.get(seat, ())
+        mask = 0
+        wanted = sizes[seat]
+        rest = []
+        for card in pool:
+            if wanted and (card >= 52 or card // 13 not in lacking):
+                mask |= 1 << card
+                wanted -= 1
+            else:
+                rest.append(card)
+        if wanted:
+            return None
+        hands[seat] = mask
+        pool = rest
+    return hands
+
+
+def _deals(budget: int, candidates: int, plays_each: int, least: int, most: int) -> int:
+    return max(least, min(most, budget // max(1, candidates * plays_each)))
+
+
+def best_play(
+    me: int,
+    hand: int,
+    candidates: list[int],
+    trick: list[tuple[int, int]],
+    trump: int,
+    bids: list[int],
+    taken: list[int],
+    unseen: list[int],
+    sizes: dict[int, int],
+    voids: dict[int, set[int]],
+    rng: random.Random,
+    budget: int,
+) -> int:
+    """The candidate card with the best average round score for ``me`` over sampled deals."""
+    seats = len(bids)
+    plays_each = hand.bit_count() * seats
+    deals = _deals(budget, len(candidates), plays_each, 8, 400)
+    totals = dict.fromkeys(candidates, 0)
+    for _ in range(deals):
+        others = deal_unseen(unseen, sizes, voids, rng) or deal_unseen(unseen, sizes, {}, rng)
+        if others is None:
+            continue
+        for card in candidates:
+            hands = [others.get(s, 0) for s in range(seats)]
+            hands[me] = hand & ~(1 << card)
+            plays = [*trick, (me, card)]
+            result = play_out(hands, trump, bids, list(taken), (me + 1) % seats, plays)
+            totals[card] += round_score(bids[me], result[me])
+    return max(candidates, key=lambda c: (totals[c], -c))
+
+
+def best_bid(
+    me: int,
+    hand: int,
+    candidates: list[int],
+    known_bids: dict[int, int],
+    leader: int,
+    trump: int,
+    unseen: list[int],
+    sizes: dict[int, int],
+    estimate: Callable[[int], int],
+    rng: random.Random,
+    budget: int,
+) -> int:
+    """The bid with the best average round score for ``me`` over sampled deals.
+
+    The seats still to bid after ``me`` are given the bid ``estimate`` makes
+    of their sampled hand; every seat then plays the round out to its bid.
+    """
+    seats = len(sizes) + 1
+    plays_each = hand.bit_count() * seats
+    deals = _deals(budget, len(candidates), plays_each, 8, 300)
+    totals = dict.fromkeys(candidates, 0)
+    for _ in range(deals):
+        others = deal_unseen(unseen, sizes, {}, rng)
+        if others is None:
+            continue
+        bids = [0] * seats
+        for seat in range(seats):
+            if seat == me:
+                continue
+            bids[seat] = known_bids[seat] if seat in known_bids else estimate(others[seat])
+        for bid in candidates:
+            bids[me] = bid
+            hands = [others.get(s, 0) for s in range(seats)]
+            hands[me] = hand
+            result = play_out(hands, trump, bids, [0] * seats, leader, [])
+            totals[bid] += round_score(bid, result[me])
+    return max(candidates, key=lambda b: (totals[b], -b))

@@ -1,0 +1,127 @@
+"""The expert level: a small strength test on duplicate deals, and what it may read.
+
+The full measurements (against the documented AI and OpenSpiel's ISMCTS) are
+``make selfplay``; here the margins are set so that they cannot be met by luck
+on these deals: several standard deviations of the per-deal difference.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from parlour import selfplay, versus
+from parlour.ai import LEVELS, strategy_for
+from parlour.ai.crazy8s_expert import discard_pile
+from parlour.ai.kaiser_expert import contract, score
+from parlour.ai.wizard_search import beats
+from parlour.engine.cards import Card, Suit
+from parlour.engine.playout import shuffled
+from parlour.engine.registry import new_game
+from parlour.engine.view import Play
+from parlour.engine.wizard import trick_winner
+
+
+class _Bar:
+    def update(self, n: int) -> None:
+        del n
+
+
+@contextlib.contextmanager
+def _quiet(total: int, description: str) -> Iterator[_Bar]:
+    del total, description
+    yield _Bar()
+
+
+def _play(clock: selfplay.Clock) -> versus.Play:
+    def run(game: str, players: Any, seed: str, hands: int | None) -> Any:
+        return selfplay.play(game, players, seed, clock, hands=hands)
+
+    return run
+
+
+def test_every_game_offers_an_expert_level() -> None:
+    assert all(levels[-1] == "expert" for levels in LEVELS.values())
+
+
+def test_the_hearts_expert_takes_far_fewer_points_than_random_play() -> None:
+    # 3 deals x 2 seatings x 4 hands. Per deal the expert-minus-random difference has a
+    # standard deviation of about 3 points a hand, so -6 is several deviations from zero;
+    # the expert measures about -10 here.
+    report = versus.hearts(
+        _play(selfplay.Clock()),
+        strategy_for("hearts", "expert", budget=3000),
+        strategy_for("hearts", "random"),
+        3,
+        "strength",
+        selfplay.mean_ci,
+        _quiet,
+    )
+    assert report["a_minus_b"]["mean"] <= -6, report
+
+
+def test_the_wizard_expert_outscores_random_play_on_the_same_shuffles() -> None:
+    clock = selfplay.Clock()
+    expert = strategy_for("wizard", "expert", budget=3000)
+    rnd = strategy_for("wizard", "random")
+    per_round = {}
+    for name, side in (("expert", expert), ("random", rnd)):
+        state = selfplay.play("wizard", [side] * 4, "strength", clock, {"rounds": "10"})
+        scores = [s for round_ in state.view(None).hand_scores for s in round_]
+        per_round[name] = sum(scores) / len(scores)
+    # 40 bids a side; a round's score has a standard deviation of about 25, so a
+    # difference of 20 is over three deviations. Measured: +18.75 against -17.25.
+    assert per_round["expert"] - per_round["random"] >= 20, per_round
+
+
+def test_the_wizard_simulator_takes_tricks_as_the_engine_does() -> None:
+    import random
+
+    rng = random.Random(2)
+    suits = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
+    for _ in range(3000):
+        cards = rng.sample(range(60), rng.randint(3, 6))
+        trump = rng.choice([-1, 0, 1, 2, 3])
+        engine = trick_winner(
+            [Play(seat, Card.from_index(c)) for seat, c in enumerate(cards)],
+            None if trump < 0 else suits[trump],
+        )
+        best, winner = -1, -1
+        for seat, card in enumerate(cards):
+            if beats(card, best, trump):
+                best, winner = card, seat
+        assert winner == engine, (cards, trump)
+
+
+def test_the_crazy8s_expert_reads_the_discard_pile_off_the_public_history() -> None:
+    import random
+
+    rng = random.Random(4)
+    state = new_game("crazy8s", 2, {})
+    state.deal(shuffled(state.chance() or (), rng))
+    for _ in range(200):
+        if state.is_over:
+            break
+        if (cards := state.chance()) is not None:
+            state.deal(shuffled(cards, rng))
+            continue
+        seat = state.to_act()[0]
+        view = state.view(seat)
+        pile = discard_pile(view)
+        assert pile[-1] == view.top_card.index if view.top_card else True
+        seen = {c.index for c in view.hand} | set(pile)
+        assert len(seen) == len(view.hand) + len(pile)  # the pile is none of the seat's cards
+        assert 52 - len(seen) == (view.stock_count or 0) + sum(
+            p.hand_size for p in view.players if p.seat != seat
+        )
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+
+
+def test_kaiser_contract_and_score_follow_the_rules() -> None:
+    state = new_game("kaiser", 4, {})
+    assert contract(state.view(0)) is None
+    # made: bidders score what they took; set: they lose the bid; no trump doubles
+    assert score([7, 3], (0, 7, False), 0) == 7 - 3
+    assert score([6, 4], (2, 7, False), 0) == -7 - 4
+    assert score([8, 2], (1, 7, True), 1) == -14 - 8
