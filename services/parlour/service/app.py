@@ -34,7 +34,7 @@ from parlour.engine.base import GameState
 from parlour.engine.errors import EngineError
 from parlour.engine.registry import get_game
 from parlour.engine.view import View
-from parlour.service import auth
+from parlour.service import auth, paging
 from parlour.service.dbthreads import DbThreads
 from parlour.service.errors import (
     BadRequest,
@@ -44,6 +44,7 @@ from parlour.service.errors import (
     TableNotFound,
     TurnLeased,
     WrongTableState,
+    shorten,
 )
 from parlour.service.fold import (
     ACTION_TAKEN,
@@ -251,7 +252,7 @@ class GameService:
         try:
             row = await self._get_table(table_id)
         except UnknownTable:
-            raise TableNotFound(f"no table {table_id!r}") from None
+            raise TableNotFound(f"no table {shorten(table_id)}") from None
         if row.status != OPEN:
             self._rows[table_id] = row
             while len(self._rows) > self._cache_size:
@@ -355,17 +356,33 @@ class GameService:
         return Hosted(table, host_token, seat, seat_token)
 
     async def list_tables(
-        self, status: str | None = OPEN, game: str | None = None, limit: int = 100
-    ) -> list[TableRow]:
-        if not 0 <= limit <= 500:
-            raise BadRequest(f"limit must be 0 to 500, not {limit}")
-        return await self._run(self.store.list_tables, status, game or None, limit or 100)
+        self,
+        status: str | None = OPEN,
+        game: str | None = None,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> tuple[list[TableRow], str]:
+        """One page of tables, newest first, and the token of the next page ("" if none)."""
+        size = paging.page_size(page_size)
+        scope = f"tables|{status or ''}|{game or ''}"
+        after = paging.decode(page_token, scope)
+        rows = await self._run(
+            self.store.list_tables,
+            status,
+            game or None,
+            size + 1,
+            None if after is None else (after.created_at, after.key),
+        )
+        if len(rows) <= size:
+            return rows, ""
+        last = rows[size - 1]
+        return rows[:size], paging.encode(paging.Cursor(last.created_at, last.table_id), scope)
 
     async def get_table(self, table_id: str) -> TableRow:
         try:
             return await self._get_table(table_id)
         except UnknownTable:
-            raise TableNotFound(f"no table {table_id!r}") from None
+            raise TableNotFound(f"no table {shorten(table_id)}") from None
 
     async def join(self, table_id: str, player_name: str, seat: int | None = None) -> Joined:
         """Take a free person seat (``seat``, or the lowest free one)."""
@@ -638,6 +655,7 @@ def _resolve(state: GameState, seat: int, move: MoveSpec) -> Action:
         return move
     if isinstance(move, str):
         return Action.parse(move)
+    state.check_turn(seat)  # not to act: FAILED_PRECONDITION, whatever the id
     legal = state.legal_actions(seat)
     if not 1 <= move <= len(legal):
         raise BadRequest(
@@ -648,7 +666,7 @@ def _resolve(state: GameState, seat: int, move: MoveSpec) -> Action:
 
 def _started(folded: Folded, table_id: str) -> GameState:
     if folded.seq == 0:
-        raise TableNotFound(f"no table {table_id!r}")
+        raise TableNotFound(f"no table {shorten(table_id)}")
     if folded.state is None:
         raise WrongTableState(f"the game at table {table_id} has not started")
     return folded.state

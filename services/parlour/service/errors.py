@@ -31,6 +31,21 @@ from parlour.service.store import ConcurrencyConflict, DuplicateRequest, Unknown
 log = logging.getLogger("parlour.service")
 
 
+#: The longest status message sent; longer ones are cut (inputs are quoted short anyway).
+MAX_MESSAGE = 500
+
+
+def shorten(text: str, keep: int = 24) -> str:
+    """``text`` quoted for a status message: whole if short, else a prefix and its length.
+
+    The one way a status message quotes what a client sent, so a huge input
+    can never make a status too large for the call's metadata.
+    """
+    if len(text) <= keep:
+        return repr(text)
+    return f"{text[:keep]!r}... ({len(text)} characters)"
+
+
 class ServiceError(Exception):
     """A refusal decided by the service itself (not by the rules engine)."""
 
@@ -103,6 +118,13 @@ _CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
 
 def status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
     """The status code and message a client receives for ``error``."""
+    code, message = _status_for(error)
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 3] + "..."
+    return code, message
+
+
+def _status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
     for kind, code in _CODES:
         if isinstance(error, kind):
             if isinstance(error, ShuttingDown):
@@ -111,7 +133,7 @@ def status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
                 log.warning("database unavailable: %s", error)
                 return code, "the game database is unavailable; retry shortly"
             if isinstance(error, UnknownTable):
-                return code, f"no such table: {error}"
+                return code, f"no such table: {shorten(str(error))}"
             if isinstance(error, ConcurrencyConflict | DuplicateRequest):
                 return code, "another move was applied first; fetch the view and retry"
             return code, str(error)

@@ -22,7 +22,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from parlour.engine.registry import GameInfo, all_games, get_game
-from parlour.service import auth, convert
+from parlour.service import auth, convert, limits
 from parlour.service.app import DB_THREADS, Credentials, GameService, MoveSpec, SeatChoice
 from parlour.service.errors import BadRequest, status_for
 from parlour.service.notify import Notifier, make_notifier
@@ -188,8 +188,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.ListTablesRequest, context: Context
     ) -> lobby_pb2.ListTablesResponse:
         status = convert.STATUS_FROM_PROTO.get(request.status, "open")
-        rows = await self.app.list_tables(status, request.game, request.limit)
-        return lobby_pb2.ListTablesResponse(tables=[convert.table(row) for row in rows])
+        rows, next_token = await self.app.list_tables(
+            status, request.game, request.page_size, request.page_token
+        )
+        return lobby_pb2.ListTablesResponse(
+            tables=[convert.table(row) for row in rows], next_page_token=next_token
+        )
 
     @unary
     async def GetTable(
@@ -327,7 +331,9 @@ async def build_server(
         lease_seconds=lease_seconds or DEFAULT_LEASE_SECONDS,
     )
     app.bot_act_guard = bot_turns.check_act
-    server = grpc.aio.server()
+    server = grpc.aio.server(
+        interceptors=[limits.LimitsInterceptor()], options=limits.SERVER_OPTIONS
+    )
     # (register function, servicer, full service name): one line per service
     services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]] = [
         (

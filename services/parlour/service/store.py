@@ -641,14 +641,27 @@ class EventStore:
         )
 
     def list_tables(
-        self, status: str | None = None, game: str | None = None, limit: int = 100
+        self,
+        status: str | None = None,
+        game: str | None = None,
+        limit: int = 100,
+        after: tuple[datetime, str] | None = None,
     ) -> list[TableRow]:
-        """Tables, newest first, optionally only those with this status and/or game."""
+        """Tables, newest first (ties by id), optionally only those with this status
+        and/or game, and only those after ``after`` = (created_at, table_id) in that order."""
         query = sa.select(tables).order_by(tables.c.created_at.desc(), tables.c.table_id)
         if status is not None:
             query = query.where(tables.c.status == status)
         if game is not None:
             query = query.where(tables.c.game == game)
+        if after is not None:
+            created, table_id = after
+            query = query.where(
+                sa.or_(
+                    tables.c.created_at < created,
+                    sa.and_(tables.c.created_at == created, tables.c.table_id > table_id),
+                )
+            )
         return self._load_tables(query.limit(limit))
 
     def update_seats(self, table_id: str, seat_rows: list[SeatRow]) -> None:

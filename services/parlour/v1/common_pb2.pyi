@@ -66,6 +66,16 @@ person that names the rule broken and quotes the card, e.g.
   PERMISSION_DENIED    a token is wrong for that seat or table
   UNAVAILABLE          the server is briefly unreachable: retry with backoff
                        (Act is safe to retry with the same request_id)
+  RESOURCE_EXHAUSTED   the request is larger than 64 KiB (no valid request
+                       comes near that size)
+
+Limits: every string and repeated field of a request states its maximum in
+its comment ("At most 64 characters": Unicode characters, not bytes). A
+field over its limit is refused with INVALID_ARGUMENT naming the field and
+the limit, and so is a control character (U+0000 to U+001F, U+007F to
+U+009F) in any string, and bytes that are not the request message. Nothing
+is written for a refused request. A status message quotes at most a short
+prefix of what the client sent.
 """
 
 from google.protobuf import descriptor as _descriptor
@@ -174,7 +184,9 @@ class Action(_message.Message):
     kind: Global___ActionKind.ValueType
     """What kind of move this is."""
     card: _builtins.str
-    """The card played or given, in card notation ("QS", "W1"); empty if the kind takes no card."""
+    """The card played or given, in card notation ("QS", "W1"); empty if the kind
+    takes no card. At most 8 characters.
+    """
     number: _builtins.int
     """The bid for ACTION_KIND_BID (tricks in Wizard, points in Kaiser); absent otherwise."""
     suit: Global___Suit.ValueType
@@ -184,7 +196,9 @@ class Action(_message.Message):
     no_trump: _builtins.bool
     """True for a Kaiser no-trump bid ("bid 7NT")."""
     text: _builtins.str
-    """The action text, e.g. "play 8S name H" (see the notation at the top of this file)."""
+    """The action text, e.g. "play 8S name H" (see the notation at the top of this
+    file). At most 64 characters.
+    """
     def __init__(
         self,
         *,
