@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-replay selfplay clean fuzz
+.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-replay selfplay clean fuzz leak-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -79,3 +79,7 @@ FUZZ_REQUESTS ?= 100000
 fuzz: $(STAMP)
 	mkdir -p build/fuzz
 	nice -n 10 $(BIN)/python -m tests.fuzz.campaign --requests $(FUZZ_REQUESTS) --logs build/fuzz
+
+## make leak-check: the all-outgoing-messages leak test over 300 random games (make test plays 60)
+leak-check: $(STAMP)
+	LEAK_GAMES=300 nice -n 10 $(BIN)/python -m pytest -q -s tests/service/test_no_leaks.py -k many
