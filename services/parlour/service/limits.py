@@ -84,7 +84,7 @@ LIMITS: Mapping[str, int] = {
 METADATA_LIMITS: Mapping[str, int] = {
     "x-parlour-seat-token": 100,
     "x-parlour-host-token": 100,
-    "x-parlour-worker-token": 200,
+    "x-parlour-worker-token": 1024,  # chosen by the operator
     "x-parlour-worker-id": WORKER_ID,
 }
 

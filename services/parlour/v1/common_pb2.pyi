@@ -75,7 +75,8 @@ field over its limit is refused with INVALID_ARGUMENT naming the field and
 the limit, and so is a control character (U+0000 to U+001F, U+007F to
 U+009F) in any string, and bytes that are not the request message. Nothing
 is written for a refused request. A status message quotes at most a short
-prefix of what the client sent.
+prefix of what the client sent. Metadata values: a seat or host token at
+most 100 characters, the worker token 1024, a worker id 100.
 """
 
 from google.protobuf import descriptor as _descriptor
