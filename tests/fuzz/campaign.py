@@ -11,8 +11,10 @@ gateway. Names the server hands out (table ids, tokens) join the pools the
 strategies draw from, so requests reach the rules engine and the database.
 
 After each request it asks Postgres whether any transaction id was used
-(``pg_current_snapshot``); when one was, it compares the event log and every
-projection with what they held before. A refused request (any status but OK,
+(``pg_current_snapshot``; the counter is the whole server's, so other
+databases' writes count too, but no write to ours can go unseen); when one
+was, it compares the event log and every projection with what they held
+before. A refused request (any status but OK,
 any HTTP status but 200) that changed them is a write from a refused request.
 
 It prints the number of requests sent, a count by status code, every UNKNOWN
@@ -264,7 +266,8 @@ class Report:
         out.append(f"writes caused by refused requests: {len(self.refused_writes)}")
         out += [f"  {line}" for line in self.refused_writes[:50]]
         out.append(
-            "refused requests that began a transaction and rolled it back: "
+            "refused requests after which the tables were compared (a transaction id was "
+            "used somewhere on the Postgres server meanwhile), found unchanged: "
             f"{self.refused_rolled_back}"
         )
         return out
