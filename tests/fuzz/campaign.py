@@ -240,6 +240,7 @@ class Report:
     sent: int = 0
     by_status: Counter[str] = field(default_factory=Counter)
     by_rpc: Counter[str] = field(default_factory=Counter)
+    accepted: Counter[str] = field(default_factory=Counter)
     bad: list[str] = field(default_factory=list)
     refused_writes: list[str] = field(default_factory=list)
     refused_rolled_back: int = 0
@@ -257,8 +258,11 @@ class Report:
             "by status code:",
         ]
         out += [f"  {status:32} {count:8}" for status, count in sorted(self.by_status.items())]
-        out.append(f"RPCs covered: {len(self.by_rpc)}")
-        out += [f"  {rpc:40} {count:8}" for rpc, count in sorted(self.by_rpc.items())]
+        out.append(f"RPCs covered: {len(self.by_rpc)} (requests sent, of which accepted)")
+        out += [
+            f"  {rpc:40} {count:8} {self.accepted[rpc]:8}"
+            for rpc, count in sorted(self.by_rpc.items())
+        ]
         out.append("most frequent gRPC refusals (the service's own words, numbers as N):")
         out += [f"  {count:8}  {reason}" for reason, count in self.reasons.most_common(15)]
         out.append(f"UNKNOWN / INTERNAL / HTTP 5xx: {len(self.bad)}")
@@ -446,6 +450,8 @@ class Campaign:
         what = f"{rpc.service}/{rpc.method} via {how}: {_summary(body)}"
         if code in BAD_CODES or (status.startswith("http") and code.isdigit() and int(code) >= 500):
             self.report.bad.append(f"{status} ({self.last_details}): {what}")
+        if not refused:
+            self.report.accepted[f"{rpc.service}/{rpc.method}"] += 1
         if response is not None and not refused:
             self._harvest(response)
         used, moved = self.writes.changed()
