@@ -290,6 +290,8 @@ class Campaign:
         self.known = Known()
         self.tokens: list[tuple[str, str]] = []  # (metadata key, token) handed out
         self.report = Report()
+        #: per RPC path: requests (and their metadata) the service accepted, or made valid
+        self.valid: dict[str, list[tuple[Message, tuple[tuple[str, str], ...]]]] = {}
         self.last_details = ""
         self.strategies = MessageStrategies(self.known)
         for text in ACTION_TEXT:
@@ -320,11 +322,11 @@ class Campaign:
                 self.known.add("bot_level", level)
             seats = game.min_seats
             for start in (False, True):
-                hosted = lobby.HostTable(
-                    lobby_pb2.HostTableRequest(
-                        game=game.id, seats=seats, host_player_name="Host", host_takes_seat=True
-                    )
+                host_request = lobby_pb2.HostTableRequest(
+                    game=game.id, seats=seats, host_player_name="Host", host_takes_seat=True
                 )
+                self.remember("/parlour.v1.LobbyService/HostTable", host_request, ())
+                hosted = lobby.HostTable(host_request)
                 self._harvest(hosted)
                 table_id = hosted.table.table_id
                 for number in range(1, seats):
@@ -356,11 +358,40 @@ class Campaign:
             )
         play = play_pb2_grpc.PlayServiceStub(self.channel)
         for table_id in self.known.pool("table_id"):
-            with contextlib.suppress(grpc.RpcError):
-                view = play.GetView(play_pb2.GetViewRequest(table_id=table_id))
-                for legal in view.view.legal_actions:
-                    self.known.add("action_text", legal.action.text)
+            for key, token in self.tokens:
+                if key != "x-parlour-seat-token":
+                    continue
+                for seat in range(6):
+                    request = play_pb2.GetViewRequest(table_id=table_id, seat=seat)
+                    with contextlib.suppress(grpc.RpcError):
+                        view = play.GetView(request, metadata=((key, token),))
+                        self.remember("/parlour.v1.PlayService/GetView", request, ((key, token),))
+                        self._act_template(request, view, ((key, token),))
+                        for legal in view.view.legal_actions:
+                            self.known.add("action_text", legal.action.text)
         self.writes.changed()
+
+    def remember(self, path: str, request: Message, metadata: tuple[tuple[str, str], ...]) -> None:
+        pool = self.valid.setdefault(path, [])
+        pool.append((request, metadata))
+        del pool[:-60]
+
+    def _act_template(
+        self, request: Any, response: Any, metadata: tuple[tuple[str, str], ...]
+    ) -> None:
+        """From a seat's view that lists legal actions, a valid Act for that seat."""
+        view = getattr(response, "view", None)
+        table_id = getattr(request, "table_id", "")
+        if not table_id or view is None or not view.HasField("seat") or not view.legal_actions:
+            return
+        act = play_pb2.ActRequest(
+            table_id=table_id,
+            seat=view.seat,
+            expected_version=response.version,
+            legal_action_id=view.legal_actions[-1].id,
+            request_id=uuid.uuid4().hex,
+        )
+        self.remember("/parlour.v1.PlayService/Act", act, metadata)
 
     def _harvest(self, response: Message) -> None:
         """Remember the names and tokens an accepted response hands out."""
@@ -428,7 +459,26 @@ class Campaign:
                 body: Any = draw(st.binary(max_size=300))
             else:
                 body = draw(self.strategies.for_message(rpc.request.DESCRIPTOR))
-            return rpc, how, body, draw(metadata)
+            sent_metadata = draw(metadata)
+            # Half the time, start instead from a request the service accepted (or one
+            # made to be valid) and send it as it is or with one field, or the metadata,
+            # taken from the drawn request: refusals one step away from a real write.
+            # (Every draw is made whatever the pool holds: hypothesis needs that.)
+            mutant, index, field_index, swap = draw(
+                st.tuples(
+                    st.booleans(), st.integers(0, 2**16), st.integers(-1, 2**8), st.booleans()
+                )
+            )
+            pool = self.valid.get(rpc.path, [])
+            if mutant and pool and not how.endswith("bytes"):
+                template, template_metadata = pool[index % len(pool)]
+                fields = rpc.request.DESCRIPTOR.fields
+                if field_index >= 0 and fields:
+                    body = one_field_from(template, body, fields[field_index % len(fields)])
+                else:
+                    body = template
+                sent_metadata = sent_metadata if swap and field_index < 0 else template_metadata
+            return rpc, how, body, sent_metadata
 
         return draw_request()
 
@@ -454,6 +504,9 @@ class Campaign:
             self.report.accepted[f"{rpc.service}/{rpc.method}"] += 1
         if response is not None and not refused:
             self._harvest(response)
+            self._act_template(body, response, metadata)
+        if not refused and isinstance(body, Message) and rpc.method != "Act":
+            self.remember(rpc.path, body, metadata)
         used, moved = self.writes.changed()
         if refused and moved:
             self.report.refused_writes.append(f"{status}: {what}")
@@ -526,6 +579,27 @@ class Campaign:
         if "application/json" not in reply.headers.get("content-type", ""):
             return f"http {reply.status_code} (not JSON)", None
         return f"http {reply.status_code}", None
+
+
+def one_field_from(template: Message, source: Message, field: Any) -> Message:
+    """``template`` with ``field`` as ``source`` has it (set, or cleared)."""
+    out = type(template)()
+    out.CopyFrom(template)
+    out.ClearField(field.name)
+    if field.is_repeated:
+        getattr(out, field.name).MergeFrom(getattr(source, field.name))
+        return out
+    try:
+        present = source.HasField(field.name)
+    except ValueError:  # a proto3 scalar without presence
+        present = True
+    if not present:
+        return out
+    if field.message_type is not None:
+        getattr(out, field.name).CopyFrom(getattr(source, field.name))
+    else:
+        setattr(out, field.name, getattr(source, field.name))
+    return out
 
 
 def _gist(details: str) -> str:
