@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-replay selfplay clean
+.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-replay selfplay clean fuzz leak-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -87,3 +87,16 @@ selfplay-expert: bench-deps
 	nice -n 10 $(BIN)/parlour selfplay \
 		--games wizard-expert,hearts-expert,hearts-ismcts,kaiser-expert,crazy8s-expert \
 		--json build/selfplay-expert.json
+
+## make fuzz: hypothesis-generated requests (every RPC, with and without tokens, at and past
+## every limit) against parlour serve on a scratch Postgres database and through the gateway;
+## prints the requests sent, a count by status, any UNKNOWN/INTERNAL/5xx and any write
+## from a refused request. FUZZ_REQUESTS=100000 by default; PARLOUR_FUZZ_POSTGRES_URL picks the server.
+FUZZ_REQUESTS ?= 100000
+fuzz: $(STAMP)
+	mkdir -p build/fuzz
+	nice -n 10 $(BIN)/python -m tests.fuzz.campaign --requests $(FUZZ_REQUESTS) --logs build/fuzz
+
+## make leak-check: the all-outgoing-messages leak test over 300 random games (make test plays 60)
+leak-check: $(STAMP)
+	LEAK_GAMES=300 nice -n 10 $(BIN)/python -m pytest -q -s tests/service/test_no_leaks.py -k many

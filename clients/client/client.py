@@ -28,9 +28,10 @@ the server's message (which names the rule and the card)::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -94,13 +95,17 @@ class RetryPolicy:
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
 
 
-@dataclass
+@dataclass(eq=False)
 class _Stubs:
+    """One channel and its stubs, with the calls using it (closed once retired and idle)."""
+
     channel: grpc.aio.Channel
     catalogue: catalogue_pb2_grpc.CatalogueServiceAsyncStub
     lobby: lobby_pb2_grpc.LobbyServiceAsyncStub
     play: play_pb2_grpc.PlayServiceAsyncStub
     bots: bots_pb2_grpc.BotServiceAsyncStub
+    in_flight: int = 0
+    retired: bool = False
 
 
 def tokens(
@@ -150,6 +155,8 @@ class ParlourClient:
         self.credentials = credentials
         self._current = 0
         self._stubs: _Stubs | None = None
+        # every channel not yet closed: the current one and retired ones still in use
+        self._open: set[_Stubs] = set()
 
     async def __aenter__(self) -> ParlourClient:
         return self
@@ -158,9 +165,10 @@ class ParlourClient:
         await self.close()
 
     async def close(self) -> None:
-        stubs, self._stubs = self._stubs, None
-        if stubs is not None:
-            await stubs.channel.close()
+        """Close every channel; calls still in flight end with ParlourError(CANCELLED)."""
+        self._stubs = None
+        while self._open:
+            await self._open.pop().channel.close()
 
     @property
     def address(self) -> str:
@@ -182,24 +190,59 @@ class ParlourClient:
                 play_pb2_grpc.PlayServiceStub(channel),
                 bots_pb2_grpc.BotServiceStub(channel),
             )
+            self._open.add(self._stubs)
         return self._stubs
 
-    async def _fail_over(self) -> None:
-        """Drop the connection and move to the next address."""
-        await self.close()
+    @contextlib.asynccontextmanager
+    async def _using(self) -> AsyncIterator[_Stubs]:
+        """The current channel, held open for the duration of one call or stream.
+
+        A channel closed under a call (only :meth:`close` does that) ends the
+        call with ParlourError(CANCELLED), never with the CancelledError grpc
+        raises for it, unless the calling task itself is being cancelled.
+        """
+        stubs = self._connect()
+        stubs.in_flight += 1
+        try:
+            yield stubs
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if stubs in self._open or (task is not None and task.cancelling()):
+                raise
+            raise ParlourError(grpc.StatusCode.CANCELLED, "the client was closed") from None
+        finally:
+            stubs.in_flight -= 1
+            if stubs.retired and stubs.in_flight == 0 and stubs in self._open:
+                self._open.discard(stubs)
+                await stubs.channel.close()
+
+    async def _fail_over(self, failed: _Stubs) -> None:
+        """Move to the next address, unless another call has already moved on from ``failed``.
+
+        The failed channel is closed only once no call uses it any more: a
+        retry never cancels the other calls (a running watch) of this client.
+        """
+        if self._stubs is not failed:
+            return
+        self._stubs = None
         self._current = (self._current + 1) % len(self.addresses)
+        failed.retired = True
+        if failed.in_flight == 0 and failed in self._open:
+            self._open.discard(failed)
+            await failed.channel.close()
 
     async def _call(self, call: Callable[[_Stubs], Awaitable[R]], *, idempotent: bool) -> R:
         attempt = 0
         while True:
             try:
-                return await call(self._connect())
+                async with self._using() as stubs:
+                    return await call(stubs)
             except grpc.aio.AioRpcError as error:
                 if not idempotent or error.code() not in RETRYABLE:
                     raise ParlourError.of(error) from None
                 if attempt + 1 >= self.retry.attempts:
                     raise ParlourError.of(error) from None
-                await self._fail_over()
+                await self._fail_over(stubs)
                 await asyncio.sleep(self.retry.delay(attempt))
                 attempt += 1
 
@@ -260,14 +303,24 @@ class ParlourClient:
         )
 
     async def list_tables(
-        self, *, game: str = "", status: str = "open", limit: int = 0
+        self, *, game: str = "", status: str = "open", page_size: int = 0
     ) -> list[lobby_pb2.Table]:
-        """Tables, newest first; ``status`` is "open", "playing" or "finished"."""
-        request = lobby_pb2.ListTablesRequest(game=game, status=_STATUS[status], limit=limit)
-        response = await self._call(
+        """The first page of tables, newest first; ``status`` is "open", "playing" or
+        "finished". See :meth:`list_tables_page` for the pages after it."""
+        return list(
+            (await self.list_tables_page(game=game, status=status, page_size=page_size)).tables
+        )
+
+    async def list_tables_page(
+        self, *, game: str = "", status: str = "open", page_size: int = 0, page_token: str = ""
+    ) -> lobby_pb2.ListTablesResponse:
+        """One page of tables (0 = the server's default size) and the next page's token."""
+        request = lobby_pb2.ListTablesRequest(
+            game=game, status=_STATUS[status], page_size=page_size, page_token=page_token
+        )
+        return await self._call(
             lambda s: s.lobby.ListTables(request, timeout=self.timeout), idempotent=True
         )
-        return list(response.tables)
 
     async def get_table(self, table_id: str) -> lobby_pb2.Table:
         request = lobby_pb2.GetTableRequest(table_id=table_id)
@@ -384,19 +437,20 @@ class ParlourClient:
             request = play_pb2.WatchRequest(table_id=table_id, from_version=version)
             if seat is not None:
                 request.seat = seat
-            call = self._connect().play.Watch(request, metadata=metadata)
-            try:
-                async for update in call:
-                    attempt = 0
-                    version = update.version
-                    yield update
-                return
-            except grpc.aio.AioRpcError as error:
-                if error.code() not in RETRYABLE or attempt + 1 >= self.retry.attempts:
-                    raise ParlourError.of(error) from None
-            finally:
-                call.cancel()
-            await self._fail_over()
+            async with self._using() as stubs:
+                call = stubs.play.Watch(request, metadata=metadata)
+                try:
+                    async for update in call:
+                        attempt = 0
+                        version = update.version
+                        yield update
+                    return
+                except grpc.aio.AioRpcError as error:
+                    if error.code() not in RETRYABLE or attempt + 1 >= self.retry.attempts:
+                        raise ParlourError.of(error) from None
+                finally:
+                    call.cancel()
+            await self._fail_over(stubs)
             await asyncio.sleep(self.retry.delay(attempt))
             attempt += 1
 

@@ -130,8 +130,13 @@ class GameState(ABC):
 
     def apply(self, seat: int, action: Action) -> None:
         """Validate and apply ``action`` by ``seat``."""
+        self.check_turn(seat, str(action))
+        self._apply(seat, action)
+
+    def check_turn(self, seat: int, doing: str = "act") -> None:
+        """Raise GameOver / NotYourTurn / IllegalAction unless ``seat`` is to act now."""
         if self.is_over:
-            raise GameOver("game over", f"the game has ended; seat {seat} cannot {action}")
+            raise GameOver("game over", f"the game has ended; seat {seat} cannot {doing}")
         if not 0 <= seat < self.seats:
             raise NotYourTurn("seat", f"there is no seat {seat} at a {self.seats}-seat table")
         if seat not in self.to_act():
@@ -139,7 +144,6 @@ class GameState(ABC):
                 raise IllegalAction("deal", f"the cards must be dealt before seat {seat} acts")
             waiting = ", ".join(str(s) for s in self.to_act())
             raise NotYourTurn("turn order", f"it is not seat {seat}'s turn (waiting for {waiting})")
-        self._apply(seat, action)
 
     # -- what can be seen -----------------------------------------------------
     @abstractmethod

@@ -11,8 +11,14 @@ the contract needs no change here.
 The workers' ``BotService`` is left out: browsers never act for bots.
 Tokens travel as the headers ``X-Parlour-Seat-Token`` and
 ``X-Parlour-Host-Token`` and are passed on as gRPC metadata. gRPC status codes
-become HTTP status codes; the body is ``{"code": "FAILED_PRECONDITION",
-"message": "..."}`` so the rule and card the service named reach the page.
+become HTTP status codes (``HTTP_STATUS``, every code); the body is
+``{"code": "FAILED_PRECONDITION", "message": "..."}`` so the rule and card the
+service named reach the page.
+
+Whatever arrives, the answer is JSON with a 4xx status, never a traceback: a
+body over ``MAX_BODY_BYTES`` is 413, a body that is not UTF-8 JSON for the
+request message is 400, and so is a token header that is not printable ASCII
+or is too long (the field limits themselves are the service's to enforce).
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import logging
 import pkgutil
+import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from importlib import resources
@@ -31,7 +39,8 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -42,18 +51,44 @@ FORWARDED_HEADERS = ("x-parlour-seat-token", "x-parlour-host-token")
 #: Services for AI workers only (worker token): never offered to browsers.
 NOT_FOR_BROWSERS = frozenset({"BotService"})
 
+log = logging.getLogger("parlour.gateway")
+
+#: The largest request body read (JSON is bigger than the service's 64 KiB of protobuf).
+MAX_BODY_BYTES = 256 * 1024
+#: The largest response message taken from the service (its own send limit).
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+#: The longest token header passed on (tokens are 43 characters).
+MAX_TOKEN_CHARS = 200
+
+#: Every gRPC status code and the HTTP status it becomes (RESOURCE_EXHAUSTED: see _http_status).
 HTTP_STATUS = {
+    grpc.StatusCode.OK: 200,
+    grpc.StatusCode.CANCELLED: 499,
+    grpc.StatusCode.UNKNOWN: 500,
     grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
     grpc.StatusCode.FAILED_PRECONDITION: 409,
     grpc.StatusCode.ABORTED: 409,
-    grpc.StatusCode.ALREADY_EXISTS: 409,  # a request_id reused for another move
-    grpc.StatusCode.OUT_OF_RANGE: 400,  # Watch from a version the table has not reached
-    grpc.StatusCode.NOT_FOUND: 404,
-    grpc.StatusCode.UNAUTHENTICATED: 401,
-    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNIMPLEMENTED: 501,
+    grpc.StatusCode.INTERNAL: 500,
     grpc.StatusCode.UNAVAILABLE: 503,
-    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+    grpc.StatusCode.DATA_LOSS: 500,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
 }
+
+
+class BadInput(Exception):
+    """A request the gateway refuses itself, with its HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -92,10 +127,47 @@ def _to_json(message: Message) -> dict[str, Any]:
     return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
 
 
+def _http_status(code: grpc.StatusCode, message: str) -> int:
+    # A message over the size limit is 413 (too large); any other exhaustion is 429 (slow down).
+    if code is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in message:
+        return 413
+    return HTTP_STATUS.get(code, 500)
+
+
 def _error(code: grpc.StatusCode, message: str) -> JSONResponse:
     return JSONResponse(
-        {"code": code.name, "message": message}, status_code=HTTP_STATUS.get(code, 500)
+        {"code": code.name, "message": message}, status_code=_http_status(code, message)
     )
+
+
+def _refusal(status: int, message: str) -> JSONResponse:
+    code = {413: "RESOURCE_EXHAUSTED", 404: "NOT_FOUND", 405: "UNIMPLEMENTED"}.get(
+        status, "INVALID_ARGUMENT"
+    )
+    return JSONResponse({"code": code, "message": message}, status_code=status)
+
+
+async def _body(request: Request) -> bytes:
+    """The request body, refused (413) past MAX_BODY_BYTES without reading the rest."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise BadInput(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise BadInput(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _token(name: str, value: str) -> str:
+    """A token header's value, if it can be passed on as gRPC metadata (printable ASCII)."""
+    if len(value) > MAX_TOKEN_CHARS:
+        raise BadInput(400, f"{name} is longer than {MAX_TOKEN_CHARS} characters")
+    if not all("!" <= char <= "~" for char in value):
+        raise BadInput(400, f"{name} may hold only printable ASCII characters (no spaces)")
+    return value
 
 
 def create_app(
@@ -108,10 +180,11 @@ def create_app(
 
     def channel() -> grpc.aio.Channel:
         if "channel" not in state:
+            options = [("grpc.max_receive_message_length", MAX_RESPONSE_BYTES)]
             state["channel"] = (
-                grpc.aio.insecure_channel(server_address)
+                grpc.aio.insecure_channel(server_address, options=options)
                 if credentials is None
-                else grpc.aio.secure_channel(server_address, credentials)
+                else grpc.aio.secure_channel(server_address, credentials, options=options)
             )
         return state["channel"]
 
@@ -119,8 +192,19 @@ def create_app(
         if request.method == "GET":
             raw = request.query_params.get("q", "{}")
         else:
-            raw = (await request.body()).decode() or "{}"
-        return json_format.Parse(raw, rpc.request())
+            body = await _body(request)
+            try:
+                raw = body.decode("utf-8") or "{}"
+            except UnicodeDecodeError as exc:
+                raise BadInput(400, f"the request body is not UTF-8 (byte {exc.start})") from None
+        try:
+            return json_format.Parse(raw, rpc.request())
+        except json_format.ParseError as exc:
+            raise BadInput(400, f"request body: {str(exc)[:200]}") from None
+        except (ValueError, TypeError, RecursionError) as exc:
+            # e.g. a lone surrogate ("\\ud800") in a string, or JSON nested too deep
+            message = f"the request body is not a {rpc.request.DESCRIPTOR.name}: {str(exc)[:200]}"
+            raise BadInput(400, message) from None
 
     def metadata(request: Request) -> tuple[tuple[str, str], ...]:
         # EventSource cannot set headers, so a stream may carry its token in the query.
@@ -129,7 +213,7 @@ def create_app(
             query_name = name.removeprefix("x-parlour-").replace("-", "_")
             value = request.headers.get(name) or request.query_params.get(query_name)
             if value:
-                found.append((name, value))
+                found.append((name, _token(name, value)))
         return tuple(found)
 
     async def call(request: Request) -> Response:
@@ -139,11 +223,14 @@ def create_app(
             return _error(grpc.StatusCode.NOT_FOUND, f"no RPC {key[0]}/{key[1]} in the contract")
         try:
             message = await parse(request, rpc)
-        except json_format.ParseError as exc:
-            return _error(grpc.StatusCode.INVALID_ARGUMENT, f"request body: {exc}")
+            sent_metadata = metadata(request)
+        except BadInput as refused:
+            return _refusal(refused.status, refused.message)
+        except ClientDisconnect:
+            return _refusal(400, "the client went away before sending its request")
         if rpc.streaming:
             return StreamingResponse(
-                _stream(channel(), rpc, message, metadata(request)),
+                _stream(channel(), rpc, message, sent_metadata),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
             )
@@ -155,10 +242,23 @@ def create_app(
             response_deserializer=rpc.response.FromString,
         )
         try:
-            response = await method(message, metadata=metadata(request), timeout=30)
+            response = await method(message, metadata=sent_metadata, timeout=30)
         except grpc.aio.AioRpcError as exc:
             return _error(exc.code(), exc.details() or "")
         return JSONResponse(_to_json(response))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 400
+        detail = exc.detail if isinstance(exc, HTTPException) else "bad request"
+        return _refusal(status, str(detail))
+
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        incident = secrets.token_hex(4)
+        log.error("unexpected gateway error (incident %s)", incident, exc_info=exc)
+        return JSONResponse(
+            {"code": "INTERNAL", "message": f"gateway error, logged as incident {incident}"},
+            status_code=500,
+        )
 
     async def contract(request: Request) -> Response:
         return JSONResponse(
@@ -187,6 +287,7 @@ def create_app(
             Mount("/static", static),
         ],
         lifespan=lifespan,
+        exception_handlers={HTTPException: http_error, Exception: unexpected},
     )
 
 

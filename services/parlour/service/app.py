@@ -35,7 +35,7 @@ from parlour.engine.base import GameState
 from parlour.engine.errors import EngineError
 from parlour.engine.registry import get_game
 from parlour.engine.view import View
-from parlour.service import auth, metrics
+from parlour.service import auth, metrics, paging
 from parlour.service.domain import SeatKind, TableStatus
 from parlour.service.errors import (
     AheadOfTable,
@@ -48,6 +48,7 @@ from parlour.service.errors import (
     TurnLeased,
     WrongTableState,
     WrongToken,
+    shorten,
 )
 from parlour.service.fold import (
     ACTION_TAKEN,
@@ -205,7 +206,7 @@ class GameService:
         try:
             row = await self.store.get_table(table_id)
         except UnknownTable:
-            raise TableNotFound(f"no table {table_id!r}") from None
+            raise TableNotFound(f"no table {shorten(table_id)}") from None
         if row.status != TableStatus.OPEN:
             self._rows[table_id] = row
             while len(self._rows) > self._cache_size:
@@ -330,17 +331,29 @@ class GameService:
         self,
         status: TableStatus | None = TableStatus.OPEN,
         game: str | None = None,
-        limit: int = 100,
-    ) -> list[TableRow]:
-        if not 0 <= limit <= 500:
-            raise BadRequest(f"limit must be 0 to 500, not {limit}")
-        return await self.store.list_tables(status, game or None, limit or 100)
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> tuple[list[TableRow], str]:
+        """One page of tables, newest first, and the token of the next page ("" if none)."""
+        size = paging.page_size(page_size)
+        scope = f"tables|{status or ''}|{game or ''}"
+        after = paging.decode(page_token, scope)
+        rows = await self.store.list_tables(
+            status,
+            game or None,
+            size + 1,
+            after=None if after is None else (after.created_at, after.key),
+        )
+        if len(rows) <= size:
+            return rows, ""
+        last = rows[size - 1]
+        return rows[:size], paging.encode(paging.Cursor(last.created_at, last.table_id), scope)
 
     async def get_table(self, table_id: str) -> TableRow:
         try:
             return await self.store.get_table(table_id)
         except UnknownTable:
-            raise TableNotFound(f"no table {table_id!r}") from None
+            raise TableNotFound(f"no table {shorten(table_id)}") from None
 
     async def join(self, table_id: str, player_name: str, seat: int | None = None) -> Joined:
         """Take a free person seat (``seat``, or the lowest free one)."""
@@ -665,6 +678,7 @@ def _resolve(state: GameState, seat: int, move: MoveSpec) -> Action:
         return move
     if isinstance(move, str):
         return Action.parse(move)
+    state.check_turn(seat)  # not to act: FAILED_PRECONDITION, whatever the id
     legal = state.legal_actions(seat)
     if not 1 <= move <= len(legal):
         raise BadRequest(
@@ -697,7 +711,7 @@ def _same_request(
 
 def _started(folded: Folded, table_id: str) -> GameState:
     if folded.seq == 0:
-        raise TableNotFound(f"no table {table_id!r}")
+        raise TableNotFound(f"no table {shorten(table_id)}")
     if folded.state is None:
         raise WrongTableState(f"the game at table {table_id} has not started")
     return folded.state

@@ -103,6 +103,10 @@ def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
 # -- lobby -----------------------------------------------------------------------------------
 
 
+#: The longest table name shown (the limit on HostTableRequest.name).
+MAX_TABLE_NAME = 100
+
+
 def table(row: TableRow) -> lobby_pb2.Table:
     created, updated = Timestamp(), Timestamp()
     created.FromDatetime(row.created_at)
@@ -110,7 +114,8 @@ def table(row: TableRow) -> lobby_pb2.Table:
     return lobby_pb2.Table(
         table_id=row.table_id,
         game=row.game,
-        name=row.name,
+        # clipped: tables hosted before the name limit may hold any length
+        name=row.name[:MAX_TABLE_NAME],
         seat_count=row.seats,
         seats=[
             lobby_pb2.Seat(

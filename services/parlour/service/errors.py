@@ -7,6 +7,20 @@ these, the rules engine's own errors and the store's; the gRPC edge
 
 from __future__ import annotations
 
+#: The longest status message sent; longer ones are cut (inputs are quoted short anyway).
+MAX_MESSAGE = 500
+
+
+def shorten(text: str, keep: int = 24) -> str:
+    """``text`` quoted for a status message: whole if short, else a prefix and its length.
+
+    The one way a status message quotes what a client sent, so a huge input
+    can never make a status too large for the call's metadata.
+    """
+    if len(text) <= keep:
+        return repr(text)
+    return f"{text[:keep]!r}... ({len(text)} characters)"
+
 
 class ServiceError(Exception):
     """A refusal decided by the service itself (not by the rules engine)."""

@@ -34,12 +34,13 @@ from parlour.engine.errors import (
     UnknownGame,
 )
 from parlour.engine.registry import GameInfo, all_games, get_game
-from parlour.service import auth, convert, metrics
+from parlour.service import auth, convert, limits, metrics
 from parlour.service.app import Credentials, GameService, MoveSpec, SeatChoice
 from parlour.service.bots import DEFAULT_LEASE_SECONDS, BotTurns
 from parlour.service.database import open_store, upgrade_head
 from parlour.service.domain import TableStatus
 from parlour.service.errors import (
+    MAX_MESSAGE,
     AheadOfTable,
     BadRequest,
     LostRace,
@@ -51,6 +52,7 @@ from parlour.service.errors import (
     TurnLeased,
     WrongTableState,
     WrongToken,
+    shorten,
 )
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.observe import ObservingInterceptor
@@ -125,7 +127,15 @@ _CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
 
 
 def status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
-    """The status code and message a client receives for ``error``."""
+    """The status code and message a client receives for ``error`` (never over
+    MAX_MESSAGE characters: inputs are quoted short, and anything longer is cut)."""
+    code, message = _status_for(error)
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 3] + "..."
+    return code, message
+
+
+def _status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
     for kind, code in _CODES:
         if isinstance(error, kind):
             if isinstance(error, ShuttingDown):
@@ -134,7 +144,7 @@ def status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
                 log.warning("database unavailable: %s", error)
                 return code, "the game database is unavailable; retry shortly"
             if isinstance(error, UnknownTable):
-                return code, f"no such table: {error}"
+                return code, f"no such table: {shorten(str(error))}"
             if isinstance(error, ConcurrencyConflict | DuplicateRequest):
                 return code, "another move was applied first; fetch the view and retry"
             return code, str(error)
@@ -276,8 +286,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.ListTablesRequest, context: Context
     ) -> lobby_pb2.ListTablesResponse:
         status = convert.STATUS_FROM_PROTO.get(request.status, TableStatus.OPEN)
-        rows = await self.app.list_tables(status, request.game, request.limit)
-        return lobby_pb2.ListTablesResponse(tables=[convert.table(row) for row in rows])
+        rows, next_token = await self.app.list_tables(
+            status, request.game, request.page_size, request.page_token
+        )
+        return lobby_pb2.ListTablesResponse(
+            tables=[convert.table(row) for row in rows], next_page_token=next_token
+        )
 
     @unary
     async def GetTable(
@@ -498,7 +512,9 @@ async def build_server(
     app.bot_act_guard = bot_turns.check_act
     # no SO_REUSEPORT: a second replica started on a busy port fails instead of sharing it
     server = grpc.aio.server(
-        interceptors=[ObservingInterceptor()], options=[("grpc.so_reuseport", 0)]
+        # the limits first: a request past them is refused before anything else reads it
+        interceptors=[limits.LimitsInterceptor(), ObservingInterceptor()],
+        options=[*limits.SERVER_OPTIONS, ("grpc.so_reuseport", 0)],
     )
     # (register function, servicer, full service name): one line per service
     services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]] = [

@@ -278,9 +278,14 @@ class EventStore(ABC):
 
     @abstractmethod
     async def list_tables(
-        self, status: TableStatus | None = None, game: str | None = None, limit: int = 100
+        self,
+        status: TableStatus | None = None,
+        game: str | None = None,
+        limit: int = 100,
+        after: tuple[datetime, str] | None = None,
     ) -> list[TableRow]:
-        """Tables, newest first, optionally only those with this status and/or game."""
+        """Tables, newest first (ties by id), optionally only those with this status
+        and/or game, and only those after ``after`` = (created_at, table_id) in that order."""
 
     async def claim_bot_turn(
         self, worker_id: str, lease_seconds: float, candidates: list[Turn]

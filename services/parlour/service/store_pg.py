@@ -24,6 +24,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -110,10 +111,13 @@ SELECT t.table_id, t.game, t.seats, t.options, t.status, t.host_token_hash, t.ve
 FROM tables t
 """
 _GET_TABLE = _TABLES + " WHERE t.table_id = %s"
+# newest first, after the keyset cursor (created_at, table_id) when one is given
 _LIST_TABLES = (
     _TABLES
-    + " WHERE t.status = coalesce(%s, t.status) AND t.game = coalesce(%s, t.game)"
-    + " ORDER BY t.created_at DESC, t.table_id LIMIT %s"
+    + " WHERE t.status = coalesce(%(status)s, t.status) AND t.game = coalesce(%(game)s, t.game)"
+    + " AND (%(created)s::timestamptz IS NULL OR t.created_at < %(created)s"
+    + " OR (t.created_at = %(created)s AND t.table_id > %(after_id)s))"
+    + " ORDER BY t.created_at DESC, t.table_id LIMIT %(limit)s"
 )
 _CLAIM_LEASE = """
 INSERT INTO bot_leases (table_id, seat, worker_id, version, expires_at)
@@ -282,9 +286,20 @@ class PostgresEventStore(EventStore):
         return _table(row)
 
     async def list_tables(
-        self, status: TableStatus | None = None, game: str | None = None, limit: int = 100
+        self,
+        status: TableStatus | None = None,
+        game: str | None = None,
+        limit: int = 100,
+        after: tuple[datetime, str] | None = None,
     ) -> list[TableRow]:
-        params = (None if status is None else str(status), game, limit)
+        created, after_id = after if after is not None else (None, None)
+        params = {
+            "status": None if status is None else str(status),
+            "game": game,
+            "created": created,
+            "after_id": after_id,
+            "limit": limit,
+        }
         return [_table(row) for row in await self._fetch(_LIST_TABLES, params)]
 
     # --- bot leases -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -218,13 +219,25 @@ class SqliteEventStore(EventStore):
         return found[0]
 
     async def list_tables(
-        self, status: TableStatus | None = None, game: str | None = None, limit: int = 100
+        self,
+        status: TableStatus | None = None,
+        game: str | None = None,
+        limit: int = 100,
+        after: tuple[datetime, str] | None = None,
     ) -> list[TableRow]:
         query = sa.select(tables).order_by(tables.c.created_at.desc(), tables.c.table_id)
         if status is not None:
             query = query.where(tables.c.status == str(status))
         if game is not None:
             query = query.where(tables.c.game == game)
+        if after is not None:
+            created, table_id = after
+            query = query.where(
+                sa.or_(
+                    tables.c.created_at < created,
+                    sa.and_(tables.c.created_at == created, tables.c.table_id > table_id),
+                )
+            )
         return await self._call(self._load_tables, query.limit(limit))
 
     def _load_tables(self, query: sa.Select[Any]) -> list[TableRow]:

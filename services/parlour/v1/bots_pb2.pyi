@@ -90,7 +90,9 @@ class ClaimTurnRequest(_message.Message):
     """
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Only turns of these games (ids as in GameInfo.id); empty = every game."""
+        """Only turns of these games (ids as in GameInfo.id); empty = every game.
+        At most 16 games, each at most 32 characters.
+        """
 
     def __init__(
         self,
@@ -205,9 +207,9 @@ class ReleaseTurnRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     worker_id: _builtins.str
-    """The worker that claimed the turn (as in ClaimTurnRequest.worker_id)."""
+    """The worker that claimed the turn (as in ClaimTurnRequest.worker_id): 1 to 100 characters."""
     table_id: _builtins.str
-    """The table of the claimed turn."""
+    """The table of the claimed turn. At most 64 characters."""
     seat: _builtins.int
     """The seat of the claimed turn."""
     def __init__(

@@ -369,7 +369,7 @@ class GetGameRequest(_message.Message):
 
     GAME_FIELD_NUMBER: _builtins.int
     game: _builtins.str
-    """The game's id, e.g. "hearts"."""
+    """The game's id, e.g. "hearts". At most 32 characters."""
     def __init__(
         self,
         *,

@@ -69,6 +69,17 @@ person that names the rule broken and quotes the card, e.g.
   PERMISSION_DENIED    a token is wrong for that seat or table
   UNAVAILABLE          the server is briefly unreachable: retry with backoff
                        (Act is safe to retry with the same request_id)
+  RESOURCE_EXHAUSTED   the request is larger than 64 KiB (no valid request
+                       comes near that size)
+
+Limits: every string and repeated field of a request states its maximum in
+its comment ("At most 64 characters": Unicode characters, not bytes). A
+field over its limit is refused with INVALID_ARGUMENT naming the field and
+the limit, and so is a control character (U+0000 to U+001F, U+007F to
+U+009F) in any string, and bytes that are not the request message. Nothing
+is written for a refused request. A status message quotes at most a short
+prefix of what the client sent. Metadata values: a seat or host token at
+most 100 characters, the worker token 1024, a worker id 100.
 """
 
 from collections import abc as _abc
@@ -184,7 +195,9 @@ class Action(_message.Message):
     kind: Global___ActionKind.ValueType
     """What kind of move this is."""
     card: _builtins.str
-    """The card played or given, in card notation ("QS", "W1"); empty if the kind takes no card."""
+    """The card played or given, in card notation ("QS", "W1"); empty if the kind
+    takes no card. At most 8 characters.
+    """
     number: _builtins.int
     """The bid for ACTION_KIND_BID (tricks in Wizard, points in Kaiser); absent otherwise."""
     suit: Global___Suit.ValueType
@@ -194,12 +207,15 @@ class Action(_message.Message):
     no_trump: _builtins.bool
     """True for a Kaiser no-trump bid ("bid 7NT")."""
     text: _builtins.str
-    """The action text, e.g. "play 8S name H" (see the notation at the top of this file)."""
+    """The action text, e.g. "play 8S name H" (see the notation at the top of this
+    file). At most 64 characters.
+    """
     @_builtins.property
     def more_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """ACTION_KIND_GIVE only: the further cards chosen in the same act, after
         `card` ("give QS KH 2C" is card "QS", more_cards ["KH", "2C"]). Legal
-        actions never use it: they list one "give" per card.
+        actions never use it: they list one "give" per card. At most 12 cards,
+        each at most 8 characters.
         """
 
     def __init__(

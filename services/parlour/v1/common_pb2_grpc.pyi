@@ -69,6 +69,17 @@ person that names the rule broken and quotes the card, e.g.
   PERMISSION_DENIED    a token is wrong for that seat or table
   UNAVAILABLE          the server is briefly unreachable: retry with backoff
                        (Act is safe to retry with the same request_id)
+  RESOURCE_EXHAUSTED   the request is larger than 64 KiB (no valid request
+                       comes near that size)
+
+Limits: every string and repeated field of a request states its maximum in
+its comment ("At most 64 characters": Unicode characters, not bytes). A
+field over its limit is refused with INVALID_ARGUMENT naming the field and
+the limit, and so is a control character (U+0000 to U+001F, U+007F to
+U+009F) in any string, and bytes that are not the request message. Nothing
+is written for a refused request. A status message quotes at most a short
+prefix of what the client sent. Metadata values: a seat or host token at
+most 100 characters, the worker token 1024, a worker id 100.
 """
 
 from collections import abc as _abc

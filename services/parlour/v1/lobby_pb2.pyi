@@ -97,6 +97,7 @@ class SeatSetup(_message.Message):
     """For a bot: its strength, one of GameInfo.bot_levels ("" = the bots'
     default). Any other level is refused with INVALID_ARGUMENT (a server
     that publishes no levels for the game accepts any). Empty for a person.
+    At most 32 characters.
     """
     def __init__(
         self,
@@ -271,15 +272,17 @@ class HostTableRequest(_message.Message):
     HOST_TAKES_SEAT_FIELD_NUMBER: _builtins.int
     HOST_SEAT_FIELD_NUMBER: _builtins.int
     game: _builtins.str
-    """The game's id (see CatalogueService.ListGames), e.g. "kaiser"."""
+    """The game's id (see CatalogueService.ListGames), e.g. "kaiser". At most 32 characters."""
     seats: _builtins.int
     """The number of seats. 0 means the length of seat_setup. When both are set
     they must agree. It must lie within the game's min_seats..max_seats.
     """
     name: _builtins.str
-    """The table's name for lists; empty gives "<host_player_name>'s <game name> table"."""
+    """The table's name for lists; empty gives "<host_player_name>'s <game name> table".
+    At most 100 characters.
+    """
     host_player_name: _builtins.str
-    """The host's name, shown on the host's seat if the host takes one."""
+    """The host's name, shown on the host's seat if the host takes one. At most 40 characters."""
     host_takes_seat: _builtins.bool
     """If true, the host takes a person seat at once (host_seat, or the first
     person seat) and the response carries its seat token.
@@ -290,11 +293,14 @@ class HostTableRequest(_message.Message):
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Option values by name, as text (see GameInfo.options); options left out
         take their default. Unknown names and disallowed values are refused.
+        At most 32 options; each name and each value at most 64 characters.
         """
 
     @_builtins.property
     def seat_setup(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatSetup]:
-        """Per seat, in seat order: a person or a bot. Empty means every seat is a person."""
+        """Per seat, in seat order: a person or a bot. Empty means every seat is a
+        person. At most 16 entries (and exactly `seats` when set).
+        """
 
     def __init__(
         self,
@@ -364,23 +370,30 @@ class ListTablesRequest(_message.Message):
 
     GAME_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
-    LIMIT_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     game: _builtins.str
-    """Only tables of this game ("" = every game)."""
+    """Only tables of this game ("" = every game). At most 32 characters."""
     status: Global___TableStatus.ValueType
     """Only tables with this status (unspecified = open tables, the ones you can join)."""
-    limit: _builtins.int
-    """At most this many tables (0 = 100; at most 500)."""
+    page_size: _builtins.int
+    """The most tables to answer in one page: 0 means 20; at most 100."""
+    page_token: _builtins.str
+    """Empty for the first page; for the next one, the next_page_token of the
+    previous answer, with the same game and status. Opaque: do not build or
+    change one. At most 200 characters.
+    """
     def __init__(
         self,
         *,
         game: _builtins.str = ...,
         status: Global___TableStatus.ValueType = ...,
-        limit: _builtins.int = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "page_size", b"page_size", "page_token", b"page_token", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -393,18 +406,24 @@ class ListTablesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The page_token for the next page; empty on the last page."""
     @_builtins.property
     def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___Table]:
-        """The tables found, newest first."""
+        """The tables of this page, newest first (ties broken by table id). A page
+        never repeats a table of an earlier page, however the tables change meanwhile.
+        """
 
     def __init__(
         self,
         *,
         tables: _abc.Iterable[Global___Table] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "tables", b"tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -418,7 +437,7 @@ class GetTableRequest(_message.Message):
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """The table's id."""
+    """The table's id. At most 64 characters."""
     def __init__(
         self,
         *,
@@ -466,11 +485,11 @@ class JoinTableRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """The table to join."""
+    """The table to join. At most 64 characters."""
     seat: _builtins.int
     """The seat wanted; absent means any free person seat (the lowest-numbered)."""
     player_name: _builtins.str
-    """The name to show on the seat (1 to 40 characters)."""
+    """The name to show on the seat: 1 to 40 characters."""
     def __init__(
         self,
         *,
@@ -529,7 +548,7 @@ class LeaveTableRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """The table."""
+    """The table. At most 64 characters."""
     seat: _builtins.int
     """The seat given up (its token goes in the metadata)."""
     def __init__(
@@ -578,7 +597,7 @@ class StartTableRequest(_message.Message):
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """The table to start (the host token goes in the metadata)."""
+    """The table to start (the host token goes in the metadata). At most 64 characters."""
     def __init__(
         self,
         *,

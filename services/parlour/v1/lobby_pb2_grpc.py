@@ -83,8 +83,10 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListTables(self, request, context):
-        """List tables, newest first. No token needed.
-        Errors: INVALID_ARGUMENT for a bad limit.
+        """List tables, newest first, one page at a time (see ListTablesRequest.page_size
+        and page_token). No token needed.
+        Errors: INVALID_ARGUMENT a page_size out of range, or a page_token that is
+        not one the server gave for the same game and status.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

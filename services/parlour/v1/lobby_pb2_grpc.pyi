@@ -52,8 +52,10 @@ class LobbyServiceStub:
     message names the option and the allowed values).
     """
     ListTables: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.ListTablesRequest, _lobby_pb2.ListTablesResponse]
-    """List tables, newest first. No token needed.
-    Errors: INVALID_ARGUMENT for a bad limit.
+    """List tables, newest first, one page at a time (see ListTablesRequest.page_size
+    and page_token). No token needed.
+    Errors: INVALID_ARGUMENT a page_size out of range, or a page_token that is
+    not one the server gave for the same game and status.
     """
     GetTable: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.GetTableRequest, _lobby_pb2.GetTableResponse]
     """One table with its seats. No token needed.
@@ -92,8 +94,10 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     message names the option and the allowed values).
     """
     ListTables: _aio.UnaryUnaryMultiCallable[_lobby_pb2.ListTablesRequest, _lobby_pb2.ListTablesResponse]  # type: ignore[assignment]
-    """List tables, newest first. No token needed.
-    Errors: INVALID_ARGUMENT for a bad limit.
+    """List tables, newest first, one page at a time (see ListTablesRequest.page_size
+    and page_token). No token needed.
+    Errors: INVALID_ARGUMENT a page_size out of range, or a page_token that is
+    not one the server gave for the same game and status.
     """
     GetTable: _aio.UnaryUnaryMultiCallable[_lobby_pb2.GetTableRequest, _lobby_pb2.GetTableResponse]  # type: ignore[assignment]
     """One table with its seats. No token needed.
@@ -141,8 +145,10 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _lobby_pb2.ListTablesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_lobby_pb2.ListTablesResponse, _abc.Awaitable[_lobby_pb2.ListTablesResponse]]:
-        """List tables, newest first. No token needed.
-        Errors: INVALID_ARGUMENT for a bad limit.
+        """List tables, newest first, one page at a time (see ListTablesRequest.page_size
+        and page_token). No token needed.
+        Errors: INVALID_ARGUMENT a page_size out of range, or a page_token that is
+        not one the server gave for the same game and status.
         """
 
     @_abc_1.abstractmethod

@@ -868,7 +868,7 @@ class GetViewRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """The table."""
+    """The table. At most 64 characters."""
     seat: _builtins.int
     """The seat whose view is wanted (token in the metadata); absent = spectator view."""
     def __init__(
@@ -928,7 +928,7 @@ class ActRequest(_message.Message):
     LEGAL_ACTION_ID_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """The table."""
+    """The table. At most 64 characters."""
     seat: _builtins.int
     """The acting seat (its token in the metadata)."""
     expected_version: _builtins.int
@@ -947,6 +947,7 @@ class ActRequest(_message.Message):
     sent by another seat, or with another move, is refused with
     ALREADY_EXISTS and nothing is applied. The same id at another table is
     unrelated. Empty disables this protection.
+    At most 100 characters.
     """
     legal_action_id: _builtins.int
     """The id of one of the view's legal actions (at expected_version)."""
@@ -1023,7 +1024,7 @@ class WatchRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """The table."""
+    """The table. At most 64 characters."""
     seat: _builtins.int
     """The seat whose view is wanted (token in the metadata); absent = spectator view."""
     from_version: _builtins.int

@@ -73,7 +73,8 @@ class PlayServiceServicer:
         bot seat: "x-parlour-worker-token" and "x-parlour-worker-id" instead).
         Errors: NOT_FOUND unknown table; INVALID_ARGUMENT malformed action text,
         unknown card code, unknown legal_action_id, legal_action_id without
-        expected_version, seat out of range; FAILED_PRECONDITION not your turn,
+        expected_version, seat out of range; FAILED_PRECONDITION not your turn
+        (whether the move is given by legal_action_id or spelled out),
         against the rules (card not in hand, must follow suit, hearts not broken...),
         game over, table not playing; ABORTED expected_version is not the
         table's version (stale), or a concurrent move won, or (a worker acting for

@@ -117,7 +117,7 @@ class GetReplayRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """The table."""
+    """The table. At most 64 characters."""
     seat: _builtins.int
     """The seat whose knowledge the log is cut to while the game is on (its token
     in the metadata); absent = a spectator. Ignored once the game is over.
