@@ -120,8 +120,8 @@ export class LobbyScreen {
 
   async refresh() {
     try {
-      const open = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_OPEN", limit: 30 })).tables || [];
-      const playing = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_PLAYING", limit: 10 })).tables || [];
+      const open = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_OPEN", pageSize: 30 })).tables || [];
+      const playing = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_PLAYING", pageSize: 10 })).tables || [];
       this.renderList("open-tables", open, true);
       this.renderList("playing-tables", playing, false);
     } catch (error) {
