@@ -230,7 +230,7 @@ export class TableScreen {
     badge.style.top = `${where.y}%`;
     badge.dataset.seat = seat;
     // a computer player's level goes to the tooltip, so the nameplate stays short
-    const bot = player.kind === "SEAT_KIND_BOT" && /^(.*) \(([^)]*)\)$/.exec(seatName(view, seat));
+    const bot = player.kind === "SEAT_KIND_BOT" && /^(.*) \(([^)]*)\)$/.exec(player.playerName || "");
     const name = bot ? bot[1] : seatName(view, seat);
     badge.title = bot ? `${name}: a computer player (${bot[2]})` : name;
     const facts = [];

@@ -51,7 +51,10 @@ export function sayCards(text) {
 export function seatName(view, seat, { you = false } = {}) {
   if (you && view && view.seat === seat) return "you";
   const player = ((view && view.players) || []).find((p) => (p.seat || 0) === seat);
-  return (player && player.playerName) || `Seat ${seat + 1}`;
+  const name = (player && player.playerName) || `Seat ${seat + 1}`;
+  // a computer player is called by its name everywhere, without the level the server
+  // adds to it ("Bot 2 (normal)"); the seat's tooltip gives the level
+  return player && player.kind === "SEAT_KIND_BOT" ? name.replace(/ \([^)]*\)$/, "") : name;
 }
 
 /** Server text with card codes said as cards and "seat 2" said by name. */
