@@ -378,21 +378,27 @@ def evaluate_hearts_ismcts(
     return report
 
 
+def _expert_against_normal(
+    game: str, deals: int, seed: int, clock: Clock, progress: Progress, settings: Settings
+) -> Report:
+    """Games won by the expert against the normal opponent, every deal from every seating."""
+    return versus.wins(
+        _player(clock),
+        game,
+        strategy_for(game, "expert", settings.expert_budget),
+        strategy_for(game, "normal"),
+        deals,
+        f"{seed}:{game}-expert",
+        mean_ci,
+        progress,
+    )
+
+
 def evaluate_kaiser_expert(
     deals: int, seed: int, clock: Clock, progress: Progress, settings: Settings
 ) -> Report:
     """An expert partnership against a normal one, every deal from both sides' seats."""
-    expert = strategy_for("kaiser", "expert", settings.expert_budget)
-    report = versus.wins(
-        _player(clock),
-        "kaiser",
-        expert,
-        strategy_for("kaiser", "normal"),
-        deals,
-        f"{seed}:kaiser-expert",
-        mean_ci,
-        progress,
-    )
+    report = _expert_against_normal("kaiser", deals, seed, clock, progress, settings)
     report["target_met"] = report["a_win_share"]["ci_low"] > TARGETS["kaiser_expert_win"]
     return report
 
@@ -401,17 +407,7 @@ def evaluate_crazy8s_expert(
     deals: int, seed: int, clock: Clock, progress: Progress, settings: Settings
 ) -> Report:
     """The expert against the normal opponent heads-up, every deal from both seats."""
-    expert = strategy_for("crazy8s", "expert", settings.expert_budget)
-    report = versus.wins(
-        _player(clock),
-        "crazy8s",
-        expert,
-        strategy_for("crazy8s", "normal"),
-        deals,
-        f"{seed}:crazy8s-expert",
-        mean_ci,
-        progress,
-    )
+    report = _expert_against_normal("crazy8s", deals, seed, clock, progress, settings)
     report["target_met"] = report["a_win_share"]["mean"] >= TARGETS["crazy8s_expert_win"]
     return report
 
