@@ -324,7 +324,8 @@ class NatsNotifier(Notifier):
             self.notify_all()
 
         async def disconnected() -> None:
-            log.warning("lost the NATS connection; reconnecting")
+            if self._client is not None:  # (not stopping)
+                log.warning("lost the NATS connection; reconnecting")
 
         async def error(problem: Exception) -> None:
             log.debug("NATS: %s", problem)
