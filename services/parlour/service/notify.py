@@ -53,7 +53,7 @@ from parlour.service.database import libpq_url, normalize_url
 from parlour.service.store import NOTIFY_CHANNEL, EventStore
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Awaitable, Iterable
 
 log = logging.getLogger(__name__)
 
@@ -130,13 +130,15 @@ class Notifier:
             self._any_waiters.discard(woken)
             woken.cancel()
 
-    def committed(self, game_id: str, seq: int, bot_turn: bool = True) -> None:
+    def committed(self, game_id: str, seq: int, bot_turn: bool = True) -> Awaitable[None] | None:
         """This process committed events of ``game_id`` up to ``seq`` (the store's listener).
 
         Wakes this process's waiters at once; an adapter also tells the other
-        replicas (unless the append's own transaction already did).
+        replicas (unless the append's own transaction already did), returning
+        what the append awaits for that.
         """
         self.notify_local(game_id, seq, bot_turn)
+        return None
 
     def notify_local(self, game_id: str, seq: int, bot_turn: bool = True) -> None:
         """Game ``game_id`` now has events up to ``seq``; ``bot_turn``: a bot may be to act."""
@@ -292,8 +294,9 @@ class NatsNotifier(Notifier):
     """Wake-ups from every replica through NATS core publish/subscribe.
 
     The store's appends commit without ``pg_notify``; :meth:`committed` wakes
-    this process at once and queues a publish, which one task sends after the
-    commit (in commit order). A message this replica published does not come
+    this process at once and publishes, after the commit and before the
+    append returns (into the client's buffer, which its flusher task writes
+    to the socket: nothing waits for the server). A message this replica published does not come
     back to it (``no_echo``). While the server is away, publishes wait in the
     client's reconnect buffer (or are dropped when it is full: the catch-up
     covers them); on reconnecting, every waiter is woken to re-read.
@@ -307,8 +310,6 @@ class NatsNotifier(Notifier):
         self.servers = [server.strip() for server in servers.split(",") if server.strip()]
         self._reconnect_seconds = reconnect_seconds
         self._client: Any = None
-        self._queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
-        self._publisher: asyncio.Task[None] | None = None
         #: publishes dropped (the client refused them: closed, or its buffer full)
         self.dropped = 0
 
@@ -350,14 +351,8 @@ class NatsNotifier(Notifier):
         await self._client.subscribe(TABLE_SUBJECT, cb=self._heard)
         await self._client.subscribe(BOT_SUBJECT, cb=self._heard)
         await self._client.flush()
-        self._publisher = asyncio.create_task(self._publish(), name="parlour-nats-publisher")
 
     async def stop(self) -> None:
-        if self._publisher is not None:
-            self._publisher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._publisher
-            self._publisher = None
         client, self._client = self._client, None
         if client is not None:
             with contextlib.suppress(Exception):
@@ -368,10 +363,10 @@ class NatsNotifier(Notifier):
         url = getattr(self._client, "connected_url", None)
         return url.geturl() if url is not None else ",".join(self.servers)
 
-    def committed(self, game_id: str, seq: int, bot_turn: bool = True) -> None:
+    def committed(self, game_id: str, seq: int, bot_turn: bool = True) -> Awaitable[None] | None:
         self.notify_local(game_id, seq, bot_turn)
         subject = BOT_SUBJECT if bot_turn else TABLE_SUBJECT
-        self._queue.put_nowait((subject, f"{game_id}:{seq}".encode()))
+        return self._publish(subject, f"{game_id}:{seq}".encode())
 
     async def _heard(self, message: Any) -> None:
         parsed = parse_note(message.data.decode())
@@ -379,14 +374,14 @@ class NatsNotifier(Notifier):
             game_id, seq, _ = parsed
             self.notify_local(game_id, seq, message.subject == BOT_SUBJECT)
 
-    async def _publish(self) -> None:
-        while True:
-            subject, payload = await self._queue.get()
-            try:
-                await self._client.publish(subject, payload)
-            except Exception as problem:  # the append is committed: a lost wake-up only delays
-                self.dropped += 1
-                log.debug("NATS publish dropped (%s)", problem)
+    async def _publish(self, subject: str, payload: bytes) -> None:
+        try:
+            if self._client is None:
+                raise ConnectionError("not started")
+            await self._client.publish(subject, payload)
+        except Exception as problem:  # the append is committed: a lost wake-up only delays
+            self.dropped += 1
+            log.debug("NATS publish dropped (%s)", problem)
 
 
 def notify_setting(setting: str | None = None) -> str | None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -54,8 +54,9 @@ CONNECTIONS_ENV = "PARLOUR_DB_CONNECTIONS"
 #: how long a call waits for a pooled connection before the store gives up
 CONNECTION_WAIT_SECONDS = 10.0
 
-#: (table_id, last_seq, bot_turn), called after each append this process commits
-Listener = Callable[[str, int, bool], None]
+#: (table_id, last_seq, bot_turn), called after each append this process commits; an
+#: awaitable it returns is awaited before the append returns
+Listener = Callable[[str, int, bool], Awaitable[None] | None]
 
 
 def utcnow() -> datetime:
@@ -214,7 +215,7 @@ class EventStore(ABC):
             await self._create(table, stored)
         except AppendRefused as refused:
             raise ConcurrencyConflict(f"table {table.table_id} already exists") from refused
-        self._announce(table.table_id, len(first), bot_turn=False)  # an open table: no turns
+        await self._announce(table.table_id, len(first), bot_turn=False)  # an open table: no turns
         return stored
 
     async def append(
@@ -252,12 +253,14 @@ class EventStore(ABC):
                 await self.get_table(table_id)  # UnknownTable if there is none
             message = f"{table_id} is no longer at version {expected_seq}"
             raise ConcurrencyConflict(message) from refused
-        self._announce(table_id, stored[-1].seq, bot_turn)
+        await self._announce(table_id, stored[-1].seq, bot_turn)
         return stored
 
-    def _announce(self, table_id: str, seq: int, bot_turn: bool) -> None:
+    async def _announce(self, table_id: str, seq: int, bot_turn: bool) -> None:
         for listener in self._listeners:
-            listener(table_id, seq, bot_turn)
+            pending = listener(table_id, seq, bot_turn)
+            if pending is not None:
+                await pending
 
     @abstractmethod
     async def _create(self, table: TableRow, stored: list[StoredEvent]) -> None:
