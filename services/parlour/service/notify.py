@@ -296,10 +296,11 @@ class NatsNotifier(Notifier):
     The store's appends commit without ``pg_notify``; :meth:`committed` wakes
     this process at once and publishes, after the commit and before the
     append returns (into the client's buffer, which its flusher task writes
-    to the socket: nothing waits for the server). A message this replica published does not come
-    back to it (``no_echo``). While the server is away, publishes wait in the
-    client's reconnect buffer (or are dropped when it is full: the catch-up
-    covers them); on reconnecting, every waiter is woken to re-read.
+    to the socket: nothing waits for the server). A message this replica
+    published does not come back to it (``no_echo``). While the server is
+    away, publishes wait in the client's reconnect buffer (or are dropped when
+    it is full: the catch-up covers them); on reconnecting, every waiter is
+    woken to re-read.
     """
 
     kind = "nats"
@@ -340,6 +341,9 @@ class NatsNotifier(Notifier):
                 max_reconnect_attempts=-1,
                 reconnect_time_wait=self._reconnect_seconds,
                 connect_timeout=5,
+                # a full buffer on a live connection is flushed at once; an append
+                # waits for that at most this long (then the message is dropped)
+                flush_timeout=1.0,
                 reconnected_cb=reconnected,
                 disconnected_cb=disconnected,
                 error_cb=error,
