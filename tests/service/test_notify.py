@@ -6,7 +6,10 @@ NATS path the append commits without ``pg_notify``."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -22,8 +25,6 @@ from parlour.service.notify import (
 from parlour.service.store import NOTIFY_CHANNEL, EventStore
 from tests.service.natsd import system_nats_url
 from tests.service.test_store import TABLE_HOSTED, action, hosted
-
-pytestmark = pytest.mark.postgres
 
 Replica = tuple[EventStore, Notifier]
 
@@ -53,6 +54,7 @@ async def heard_within(waiting: asyncio.Task[None], seconds: float) -> bool:
     return waiting.done()
 
 
+@pytest.mark.postgres
 async def test_a_move_wakes_the_table_s_waiters_and_only_a_bot_turn_wakes_the_workers(
     replicas: tuple[Replica, Replica],
 ) -> None:
@@ -73,6 +75,7 @@ async def test_a_move_wakes_the_table_s_waiters_and_only_a_bot_turn_wakes_the_wo
     assert await heard_within(workers, 5)
 
 
+@pytest.mark.postgres
 async def test_the_nats_path_appends_without_pg_notify(postgres_url: str) -> None:
     upgrade_head(postgres_url)
     listener = await psycopg.AsyncConnection.connect(libpq_url(postgres_url), autocommit=True)
@@ -95,6 +98,7 @@ async def test_the_nats_path_appends_without_pg_notify(postgres_url: str) -> Non
     assert heard == ["t-postgres:2:1"]  # only the Postgres notifier's append NOTIFYs
 
 
+@pytest.mark.postgres
 async def test_the_setting_chooses_the_adapter(postgres_url: str, sqlite_url: str) -> None:
     store = open_store(postgres_url)
     assert isinstance(make_notifier(store), PostgresNotifier) and store.notify_in_transaction
@@ -110,3 +114,13 @@ async def test_the_setting_chooses_the_adapter(postgres_url: str, sqlite_url: st
     assert parse_note("t1:12:1") == ("t1", 12, True)
     assert parse_note("t1:12") == ("t1", 12, True)  # from a replica before bot turns
     assert parse_note("nonsense") is None
+
+
+def test_serve_stops_with_a_clear_message_when_nats_cannot_be_reached(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
+    command += ["--database-url", f"sqlite:///{tmp_path / 'p.sqlite3'}"]
+    done = subprocess.run(
+        [*command, "--notify", "nats://127.0.0.1:1"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "cannot reach NATS at nats://127.0.0.1:1" in done.stderr

@@ -64,6 +64,8 @@ NOTIFY_ENV = "PARLOUR_NOTIFY"
 #: the NATS subjects: a table's new events, and those that leave a bot to act
 TABLE_SUBJECT = "parlour.wake.table"
 BOT_SUBJECT = "parlour.wake.bot"
+#: tries of each NATS server at start (``reconnect_seconds`` apart) before giving up
+START_ATTEMPTS = 3
 
 
 @dataclass(eq=False)
@@ -338,7 +340,7 @@ class NatsNotifier(Notifier):
                 name="parlour",
                 no_echo=True,
                 allow_reconnect=True,
-                max_reconnect_attempts=-1,
+                max_reconnect_attempts=START_ATTEMPTS,  # then for ever (below)
                 reconnect_time_wait=self._reconnect_seconds,
                 connect_timeout=5,
                 # a full buffer on a live connection is flushed at once; an append
@@ -352,6 +354,8 @@ class NatsNotifier(Notifier):
             raise NatsUnavailable(
                 f"cannot reach NATS at {', '.join(self.servers)}: {problem}"
             ) from problem
+        # once up, reconnect for as long as it takes (the catch-up covers the gap)
+        self._client.options["max_reconnect_attempts"] = -1
         await self._client.subscribe(TABLE_SUBJECT, cb=self._heard)
         await self._client.subscribe(BOT_SUBJECT, cb=self._heard)
         await self._client.flush()
