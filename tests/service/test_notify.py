@@ -124,3 +124,26 @@ def test_serve_stops_with_a_clear_message_when_nats_cannot_be_reached(tmp_path: 
     )
     assert done.returncode == 2
     assert "cannot reach NATS at nats://127.0.0.1:1" in done.stderr
+
+
+async def test_in_process_a_move_wakes_its_table_and_only_a_bot_turn_the_workers(
+    sqlite_url: str,
+) -> None:
+    upgrade_head(sqlite_url)
+    store = open_store(sqlite_url)
+    notifier = make_notifier(store)
+    await notifier.start()
+    try:
+        await store.create_table(hosted(status="playing"), [TABLE_HOSTED])
+        mark = notifier.changes
+        workers = asyncio.create_task(notifier.wait_any(mark, timeout=30))
+        table = asyncio.create_task(notifier.wait("t1", 1, timeout=30))
+        await asyncio.sleep(0.01)
+        await store.append("t1", 1, [action(0, "play QS")], bot_turn=False)
+        assert await heard_within(table, 2)
+        assert not await heard_within(workers, 0.2)
+        await store.append("t1", 2, [action(1, "play KS")])
+        assert await heard_within(workers, 2)
+    finally:
+        await notifier.stop()
+        await store.close()
