@@ -120,6 +120,22 @@ def test_every_parlour_variable_in_compose_is_read(monkeypatch: pytest.MonkeyPat
     assert worker.metrics_address and ops.tls_client_credentials(worker) is None
 
 
+def test_the_nats_profile_runs_nats_and_the_replicas_can_be_told_to_use_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    services = compose()["services"]
+    nats = services["nats"]
+    assert nats["profiles"] == ["nats"] and nats["image"].startswith("nats:")
+    assert nats["restart"] == "unless-stopped" and nats["healthcheck"]["test"]
+    assert all("profiles" not in service for name, service in services.items() if name != "nats")
+    argv, env = {name: (argv, env) for name, argv, env in parlour_commands()}["game-1"]
+    assert env["PARLOUR_NOTIFY"] == ""  # unset: Postgres LISTEN/NOTIFY
+    from parlour.service.notify import notify_setting
+
+    parse(argv, {**env, "PARLOUR_NOTIFY": "nats://nats:4222"}, monkeypatch)
+    assert notify_setting(None) == "nats://nats:4222"  # what serve reads when --notify is absent
+
+
 def test_secrets_have_no_default_and_env_example_documents_them() -> None:
     text = COMPOSE.read_text()
     required = set(re.findall(r"\$\{(\w+):\?", text))
@@ -190,6 +206,21 @@ def test_docker_compose_config_accepts_the_file_and_refuses_missing_secrets(
     )
     assert missing.returncode != 0
     assert "POSTGRES_PASSWORD" in missing.stderr or "PARLOUR_WORKER_TOKEN" in missing.stderr
+    # the nats profile adds the NATS service, and the replicas take PARLOUR_NOTIFY from .env
+    env_file.write_text(env_file.read_text() + "PARLOUR_NOTIFY=nats://nats:4222\n")
+    with_nats = subprocess.run(
+        [*base, "--env-file", str(env_file), "--profile", "nats", "config"],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=60,
+        check=False,
+    )
+    assert with_nats.returncode == 0, with_nats.stderr
+    services = yaml.safe_load(with_nats.stdout)["services"]
+    assert services["nats"]["image"].startswith("nats:")
+    for name in ("game-1", "game-2"):
+        assert services[name]["environment"]["PARLOUR_NOTIFY"] == "nats://nats:4222"
 
 
 def test_argparse_sees_no_secret_flag() -> None:

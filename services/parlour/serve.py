@@ -14,6 +14,7 @@ import sys
 from parlour import ops
 from parlour.migrate import database_url_argument, safe_url
 from parlour.service.grpc_server import serve
+from parlour.service.notify import NOTIFY_ENV, NatsUnavailable, notify_setting
 from parlour.service.store import CONNECTIONS_ENV, DEFAULT_CONNECTIONS
 
 
@@ -43,6 +44,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="pooled database connections this replica holds at most, besides one LISTEN "
         f"connection on Postgres (default: ${CONNECTIONS_ENV}, else {DEFAULT_CONNECTIONS})",
+    )
+    parser.add_argument(
+        "--notify",
+        default=None,
+        metavar="local|postgres|nats://HOST:PORT",
+        help="how replicas wake each other's watchers and the AI workers: postgres "
+        "(LISTEN/NOTIFY, the default on Postgres), nats://HOST:PORT (a NATS server; "
+        "appends commit without pg_notify) or local (this process only, the default on "
+        f"SQLite) (default: ${NOTIFY_ENV})",
+    )
+    parser.add_argument(
+        "--catch-up-seconds",
+        type=float,
+        default=15.0,
+        help="a Watch re-reads the store at least this often whatever it hears: the most "
+        "a lost wake-up delays an update (default: %(default)s)",
     )
     ops.tls_server_arguments(parser)
     ops.metrics_arguments(parser)
@@ -82,17 +99,35 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
         return 2
-    asyncio.run(
-        serve(
-            args.address,
-            args.database_url,
-            migrate=not args.no_migrate,
-            worker_token=token,
-            credentials=credentials,
-            bot_levels=bot_levels(),
-            lease_seconds=args.lease_seconds,
-            connections=args.db_connections,
-            ready=ready,
+    if args.catch_up_seconds <= 0:
+        print("parlour serve: --catch-up-seconds must be positive", file=sys.stderr)
+        return 2
+    notify = notify_setting(args.notify)
+    if notify not in (None, "", "local", "postgres") and not notify.startswith(
+        ("nats://", "tls://")
+    ):
+        print(
+            f"parlour serve: --notify must be local, postgres or nats://HOST:PORT, not {notify!r}",
+            file=sys.stderr,
         )
-    )
+        return 2
+    try:
+        asyncio.run(
+            serve(
+                args.address,
+                args.database_url,
+                migrate=not args.no_migrate,
+                worker_token=token,
+                credentials=credentials,
+                bot_levels=bot_levels(),
+                lease_seconds=args.lease_seconds,
+                connections=args.db_connections,
+                ready=ready,
+                notify=notify,
+                catch_up_seconds=args.catch_up_seconds,
+            )
+        )
+    except NatsUnavailable as problem:
+        print(f"parlour serve: {problem}", file=sys.stderr, flush=True)
+        return 2
     return 0

@@ -5,6 +5,14 @@ between them, a Watch stream on one sees the moves made on the other, a
 client whose replica dies resumes its watch on the other and misses nothing.
 Races and resent requests are checked against two in-process servers with
 separate caches.
+
+The tests of a watch across replicas run with each notifier adapter
+(``--notify``): local (in process: the other replica's moves arrive only at the
+periodic catch-up, here every half second), postgres (LISTEN/NOTIFY) and nats
+(the machine's NATS server); with the last two the catch-up stays at its 15 s,
+so a watch that keeps up was woken by the adapter. A NATS server of the test's
+own is stopped mid-game and started again: every watcher catches up, no move
+lost or doubled.
 """
 
 from __future__ import annotations
@@ -16,8 +24,9 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -25,20 +34,53 @@ import pytest
 
 from parlour.client import ParlourClient, ParlourError, RetryPolicy
 from parlour.service.database import open_store, upgrade_head
+from parlour.service.fold import ACTION_TAKEN, Folded
 from parlour.service.grpc_server import GameServer, build_server
 from parlour.service.notify import make_notifier
 from parlour.v1 import play_pb2
 from tests.dblog import DbLog
 from tests.service.harness import Table, seated_table
+from tests.service.natsd import NatsServer, own_nats_server, system_nats_url
 
 pytestmark = pytest.mark.postgres
 
 
+@dataclass(frozen=True)
+class Adapter:
+    """A notifier as ``parlour serve`` is given it: --notify and --catch-up-seconds."""
+
+    notify: str
+    catch_up_seconds: float | None = None
+
+    def arguments(self) -> list[str]:
+        found = ["--notify", self.notify]
+        if self.catch_up_seconds is not None:
+            found += ["--catch-up-seconds", str(self.catch_up_seconds)]
+        return found
+
+
+@pytest.fixture(params=["local", "postgres", "nats"])
+def adapter(request: pytest.FixtureRequest) -> Adapter:
+    if request.param == "nats":
+        return Adapter(system_nats_url())
+    if request.param == "local":  # the replicas hear each other only at the catch-up
+        return Adapter("local", catch_up_seconds=0.5)
+    return Adapter(request.param)
+
+
+@pytest.fixture
+def own_nats() -> Iterator[NatsServer]:
+    yield from own_nats_server()
+
+
 @contextmanager
-def replica(url: str, log: Path, *, migrate: bool) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def replica(
+    url: str, log: Path, *, migrate: bool, adapter: Adapter | None = None
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """A ``parlour serve`` process on a free port: (process, address)."""
     command = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
     command += ["--database-url", url, *([] if migrate else ["--no-migrate"])]
+    command += adapter.arguments() if adapter is not None else []
     with log.open("w") as errors:
         process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=errors, text=True, env=dict(os.environ)
@@ -110,17 +152,18 @@ async def play_alternating(table: Table, rng: random.Random) -> int:
 
 
 async def test_two_replica_processes_serve_one_game_and_a_watch_sees_both(
-    postgres_url: str, tmp_path: Path
+    postgres_url: str, tmp_path: Path, adapter: Adapter
 ) -> None:
     with (
-        replica(postgres_url, tmp_path / "one.log", migrate=True) as (_, one),
-        replica(postgres_url, tmp_path / "two.log", migrate=False) as (_, two),
+        replica(postgres_url, tmp_path / "one.log", migrate=True, adapter=adapter) as (_, one),
+        replica(postgres_url, tmp_path / "two.log", migrate=False, adapter=adapter) as (_, two),
     ):
         async with ParlourClient(one) as first, ParlourClient(two) as second:
             table = await seated_table(first, "crazy8s", 4)
             watching = asyncio.create_task(collect(second.watch(table.table_id)))
             moves = await play_alternating(hand_over(table, [first, second]), random.Random(5))
-            # Well within the watch's 15 s re-read: woken by the other replica's NOTIFY.
+            # Well within the watch's 15 s catch-up: woken by the other replica's NOTIFY
+            # or NATS message (the local adapter re-reads every half second).
             updates = await asyncio.wait_for(watching, timeout=10)
 
             last = (await first.get_table(table.table_id)).version
@@ -133,11 +176,14 @@ async def test_two_replica_processes_serve_one_game_and_a_watch_sees_both(
 
 
 async def test_a_watch_resumes_on_another_replica_when_its_replica_dies(
-    postgres_url: str, tmp_path: Path
+    postgres_url: str, tmp_path: Path, adapter: Adapter
 ) -> None:
     with (
-        replica(postgres_url, tmp_path / "one.log", migrate=True) as (doomed, one),
-        replica(postgres_url, tmp_path / "two.log", migrate=False) as (_, two),
+        replica(postgres_url, tmp_path / "one.log", migrate=True, adapter=adapter) as (
+            doomed,
+            one,
+        ),
+        replica(postgres_url, tmp_path / "two.log", migrate=False, adapter=adapter) as (_, two),
     ):
         retry = RetryPolicy(attempts=20, initial_backoff=0.05, max_backoff=0.5)
         async with (
@@ -177,23 +223,27 @@ async def test_a_watch_resumes_on_another_replica_when_its_replica_dies(
 
 
 @asynccontextmanager
-async def two_servers(url: str) -> AsyncIterator[tuple[ParlourClient, ParlourClient, DbLog]]:
+async def two_servers(
+    url: str, adapter: Adapter | None = None
+) -> AsyncIterator[tuple[ParlourClient, ParlourClient, DbLog]]:
     """Two in-process replicas (separate caches, separate stores) on one database."""
-    async with two_replicas(url) as (clients, _, log):
+    async with two_replicas(url, adapter) as (clients, _, log):
         yield clients[0], clients[1], log
 
 
 @asynccontextmanager
 async def two_replicas(
-    url: str,
+    url: str, adapter: Adapter | None = None
 ) -> AsyncIterator[tuple[list[ParlourClient], list[GameServer], DbLog]]:
     upgrade_head(url)
     stores = [open_store(url), open_store(url)]
-    notifiers = [make_notifier(store) for store in stores]
+    notify = adapter.notify if adapter is not None else None
+    catch_up = adapter.catch_up_seconds if adapter is not None else None
+    notifiers = [make_notifier(store, notify) for store in stores]
     servers = []
     for store, notifier in zip(stores, notifiers, strict=True):
         await notifier.start()
-        server = await build_server("127.0.0.1:0", store, notifier)
+        server = await build_server("127.0.0.1:0", store, notifier, catch_up_seconds=catch_up)
         await server.start()
         servers.append(server)
     clients = [ParlourClient(f"127.0.0.1:{server.port}") for server in servers]
@@ -278,8 +328,10 @@ async def test_a_resent_request_id_applies_once_on_any_replica(postgres_url: str
         assert [e.request_id for e in store.read(table.table_id, before)] == ["give-once"]
 
 
-async def test_a_watch_from_a_version_misses_nothing_after_it(postgres_url: str) -> None:
-    async with two_servers(postgres_url) as (first, second, store):
+async def test_a_watch_from_a_version_misses_nothing_after_it(
+    postgres_url: str, adapter: Adapter
+) -> None:
+    async with two_servers(postgres_url, adapter) as (first, second, store):
         table = await seated_table(first, "crazy8s", 3)
         rng = random.Random(8)
         middle = 0
@@ -324,3 +376,82 @@ async def test_a_replica_that_stops_sends_its_watchers_to_another(postgres_url: 
             assert [event.version for event in resumed.events] == list(
                 range(first.version + 1, store.last_seq(table.table_id) + 1)
             )
+
+
+async def until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        await asyncio.sleep(0.05)
+
+
+async def test_with_nats_stopped_mid_game_every_watcher_catches_up_and_no_move_is_lost(
+    postgres_url: str, tmp_path: Path, own_nats: NatsServer
+) -> None:
+    # A catch-up longer than the test: watchers that keep up were woken through NATS
+    # (or, after the outage, by the reconnect that wakes every waiter to re-read).
+    adapter = Adapter(own_nats.url, catch_up_seconds=120)
+    with (
+        replica(postgres_url, tmp_path / "one.log", migrate=True, adapter=adapter) as (_, one),
+        replica(postgres_url, tmp_path / "two.log", migrate=False, adapter=adapter) as (_, two),
+    ):
+        async with ParlourClient(one) as first, ParlourClient(two) as second:
+            table = await seated_table(first, "hearts", 4)
+            players = hand_over(table, [first, second]).seats  # seats 0, 2 on one; 1, 3 on two
+            seen: list[list[play_pb2.WatchResponse]] = [[] for _ in range(4)]
+            streams = [
+                first.watch(table.table_id),
+                second.watch(table.table_id),
+                first.watch(table.table_id, 1, table.seats[1].token),
+                second.watch(table.table_id, 0, table.seats[0].token),
+            ]
+
+            async def follow(number: int) -> None:
+                async for update in streams[number]:
+                    seen[number].append(update)
+
+            watching = [asyncio.create_task(follow(number)) for number in range(4)]
+            rng = random.Random(18)
+            moves = 0
+
+            async def play(count: int) -> int:
+                nonlocal moves
+                for _ in range(count):
+                    view = await players[0].view()
+                    seat = players[view.view.to_act[0]]
+                    current = await seat.view()
+                    choice = rng.choice(current.view.legal_actions)
+                    done = await seat.act(choice.id, expected_version=current.version)
+                    moves += 1
+                return done.version
+
+            def everyone_at(version: int) -> Callable[[], bool]:
+                return lambda: all(updates and updates[-1].version >= version for updates in seen)
+
+            version = await play(8)
+            await until(everyone_at(version), 10, "the watchers follow through NATS")
+            own_nats.stop()
+            version = await play(12)  # moves on both replicas, nothing published
+            await asyncio.sleep(0.5)
+            assert not everyone_at(version)(), "a replica heard the other with NATS down"
+            own_nats.start()
+            await until(everyone_at(version), 10, "every watcher catches up after NATS is back")
+            version = await play(8)
+            await until(everyone_at(version), 10, "the watchers follow through NATS again")
+            for task in watching:
+                task.cancel()
+            await asyncio.gather(*watching, return_exceptions=True)
+
+            log = DbLog(postgres_url)
+            events = log.read(table.table_id, 0)
+            assert [event.seq for event in events] == list(range(1, version + 1))
+            assert sum(event.type == ACTION_TAKEN for event in events) == moves
+            replayed = Folded()
+            for event in events:  # every digest checked: the chain is whole
+                replayed.apply(event, check_digest=True)
+            assert replayed.seq == version
+            assert all(event.digest for event in events if event.type == ACTION_TAKEN)
+            for updates in seen:  # each saw every event once, in order
+                assert versions_seen(updates) == list(range(1, version + 1))
+                assert [e.type for u in updates for e in u.events] == [e.type for e in events]

@@ -106,7 +106,8 @@ class Waiter(Protocol):
 
     The notifier hears this process's appends from the store itself
     (``make_notifier(store)`` registers it as a listener), and other
-    replicas' appends through Postgres NOTIFY.
+    replicas' appends through its adapter (Postgres NOTIFY or NATS);
+    ``wait_any`` wakes on bot turns only.
     """
 
     async def wait(self, game_id: str, after_seq: int, timeout: float) -> None: ...

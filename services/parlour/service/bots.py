@@ -18,9 +18,10 @@ Still, an Act from a worker that does not hold a live lease on the turn is
 refused (``check_act``, the service's ``bot_act_guard``), so that a slow
 worker whose lease ran out cannot cut in on the worker now playing the turn.
 
-An idle worker long-polls: ClaimTurn waits on the notifier for any table to
-move (a move, a start) and looks again; while turns are held by other
-workers it also looks again every quarter lease, to catch expiries.
+An idle worker long-polls: ClaimTurn waits on the notifier for a bot turn
+anywhere (an append that leaves a bot to act, on any replica) and looks
+again; while turns are held by other workers it also looks again every
+quarter lease, to catch expiries.
 """
 
 from __future__ import annotations

@@ -493,16 +493,22 @@ async def build_server(
     bot_levels: Mapping[str, Sequence[str]] | None = None,
     lease_seconds: float | None = None,
     credentials: grpc.ServerCredentials | None = None,
+    catch_up_seconds: float | None = None,
 ) -> GameServer:
     """A game service bound to ``address`` ("host:port"; port 0 picks a free port).
 
     ``worker_token`` is the shared secret that lets AI workers act for bot
     seats; ``bot_levels`` is published in the catalogue; ``lease_seconds`` is
     how long a worker holds a bot turn it claimed (default 5); ``credentials``
-    serve TLS instead of plaintext. Every RPC is logged and measured
-    (:mod:`parlour.service.observe`).
+    serve TLS instead of plaintext; ``catch_up_seconds`` how often a Watch re-reads the
+    store whatever the notifier says (default 15: the bound on a lost wake-up).
+    Every RPC is logged and measured (:mod:`parlour.service.observe`).
     """
     app = GameService(store, notifier, worker_token=worker_token, bot_levels=bot_levels)
+    if catch_up_seconds is not None:
+        if catch_up_seconds <= 0:
+            raise ValueError(f"catch_up_seconds must be positive, not {catch_up_seconds}")
+        app.watch_poll_seconds = catch_up_seconds
     bot_turns = BotTurns(
         app,
         notifier,
@@ -570,17 +576,25 @@ async def serve(
     credentials: grpc.ServerCredentials | None = None,
     connections: int | None = None,
     ready: Callable[[int], None] | None = None,
+    notify: str | None = None,
+    catch_up_seconds: float | None = None,
 ) -> None:
     """Run a game service until SIGINT/SIGTERM (or cancellation), then stop gracefully.
 
-    ``connections`` is the store's connection budget (see ``store.py``).
+    ``connections`` is the store's connection budget (see ``store.py``); ``notify``
+    names the notifier (``notify.make_notifier``: local, postgres or nats://HOST:PORT;
+    by default LISTEN/NOTIFY on Postgres, in process on SQLite).
     """
     if migrate:
         await asyncio.to_thread(upgrade_head, database_url)
     store = open_store(database_url, connections=connections)
     metrics.watch_store(store)
-    notifier = make_notifier(store)
-    await notifier.start()
+    notifier = make_notifier(store, notify)
+    try:
+        await notifier.start()
+    except BaseException:
+        await store.close()
+        raise
     built = await build_server(
         address,
         store,
@@ -589,6 +603,7 @@ async def serve(
         bot_levels=bot_levels,
         lease_seconds=lease_seconds,
         credentials=credentials,
+        catch_up_seconds=catch_up_seconds,
     )
     await built.start()
     if ready is not None:

@@ -1,16 +1,40 @@
-"""Waking the waiters of a game when new events may have been stored.
+"""Waking the waiters of a table when new events may have been stored: the notifier port.
 
-A waiter (a streaming RPC, a long poll) asks to be woken once a game moves
-past the seq it has seen. :class:`Notifier` does this within one process: the
-store calls :meth:`Notifier.notify_local` after each committed append.
-:class:`PostgresNotifier` adds the other replicas: every append sends
-``NOTIFY parlour_events, '<game_id>:<seq>'`` inside its transaction, and a
-background task holding a ``LISTEN`` connection turns those into local
-wake-ups (reconnecting, and waking everyone in case they missed something,
-when the connection drops).
+A waiter (a Watch stream, an idle AI worker's ClaimTurn long poll) asks to be
+woken once something may have changed. The port has two kinds of wake-up:
+
+* **table events**, ``(table_id, seq)``: the table may have events up to
+  ``seq``; wakes the waiters on that table (:meth:`Notifier.wait`);
+* **bot turns**: an append left a bot (or a seat a bot plays) to act; wakes
+  the idle AI workers' long polls (:meth:`Notifier.wait_any`). Appends that
+  leave only people to act (``PendingAppend.bot_turn`` false) do not wake them.
+
+The store calls :meth:`Notifier.committed` after each append it commits;
+the adapter tells the other replicas. Three adapters, chosen by
+configuration (:func:`make_notifier`, ``parlour serve --notify`` or
+``$PARLOUR_NOTIFY``):
+
+* ``local`` -- :class:`Notifier` itself: in process only. Enough for one
+  replica (the SQLite default); with several, a replica hears the others'
+  moves only at the periodic catch-up.
+* ``postgres`` -- :class:`PostgresNotifier` (the default on Postgres, no extra
+  service): every append sends ``NOTIFY parlour_events, '<table>:<seq>:<bot>'``
+  inside its transaction and a ``LISTEN`` connection per replica turns them
+  into local wake-ups. Postgres serialises the commits of notifying
+  transactions on one lock, which caps the whole deployment's commit rate.
+* ``nats://HOST:PORT`` -- :class:`NatsNotifier`: the append commits without
+  ``pg_notify`` and the replica publishes ``<table>:<seq>`` on NATS after the
+  commit (core publish/subscribe, at most once), on subject
+  ``parlour.wake.table`` or, for a bot turn, ``parlour.wake.bot``; every
+  replica subscribes to both.
 
 A wake-up only says that an event with a higher seq *may* exist: the waiter
-re-reads the store, so a spurious wake-up costs a read, never a wrong answer.
+re-reads the store from its last version, so a spurious wake-up costs a read,
+never a wrong answer, and a lost or late one can delay an update but never
+lose or reorder it. The delay is bounded: a Watch re-reads at least every
+``--catch-up-seconds`` (default 15) whatever it hears, an idle worker's
+ClaimTurn looks again when its ``wait_seconds`` run out, and when a LISTEN
+or NATS connection comes back every waiter is woken to re-read at once.
 """
 
 from __future__ import annotations
@@ -18,9 +42,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 
@@ -28,12 +53,19 @@ from parlour.service.database import libpq_url, normalize_url
 from parlour.service.store import NOTIFY_CHANNEL, EventStore
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Awaitable, Iterable
 
 log = logging.getLogger(__name__)
 
 #: how many games' latest seq are remembered (to answer waits that come late)
 LATEST_SEQS_KEPT = 50_000
+#: ``parlour serve --notify`` when not given
+NOTIFY_ENV = "PARLOUR_NOTIFY"
+#: the NATS subjects: a table's new events, and those that leave a bot to act
+TABLE_SUBJECT = "parlour.wake.table"
+BOT_SUBJECT = "parlour.wake.bot"
+#: tries of each NATS server at start (``reconnect_seconds`` apart) before giving up
+START_ATTEMPTS = 3
 
 
 @dataclass(eq=False)
@@ -43,19 +75,24 @@ class _Waiter:
 
 
 class Notifier:
-    """In-process wake-ups: enough on its own for one process over SQLite.
+    """The port, and its in-process adapter: enough on its own for one replica.
 
     Every method runs on the event loop's thread (the store announces its
-    appends there, and the LISTEN connection is read there), so a check and
-    a registration, or a notification and the wake-ups it causes, are never
-    interleaved.
+    appends there, and the LISTEN / NATS connections are read there), so a
+    check and a registration, or a notification and the wake-ups it causes,
+    are never interleaved.
     """
+
+    #: what --notify names this adapter
+    kind = "local"
+    #: whether a Postgres store's append sends ``pg_notify`` in its transaction
+    notify_in_transaction = False
 
     def __init__(self) -> None:
         self._waiters: dict[str, set[_Waiter]] = {}
         self._latest: OrderedDict[str, int] = OrderedDict()
-        # for waiters on any game (the AI workers' long poll): a count of
-        # notifications, and the futures to wake on the next one
+        # for the waiters on any bot turn (the AI workers' long poll): a count of
+        # bot-turn wake-ups, and the futures to wake on the next one
         self.changes = 0
         self._any_waiters: set[asyncio.Future[None]] = set()
 
@@ -83,7 +120,7 @@ class Notifier:
             waiter.woken.cancel()
 
     async def wait_any(self, after_changes: int, timeout: float) -> None:
-        """Return once any game may have a new event since :attr:`changes` was
+        """Return once a bot may be to act at some table since :attr:`changes` was
         ``after_changes``, or after timeout seconds."""
         if self.changes != after_changes:
             return
@@ -95,37 +132,64 @@ class Notifier:
             self._any_waiters.discard(woken)
             woken.cancel()
 
-    def notify_local(self, game_id: str, seq: int) -> None:
-        """Game ``game_id`` now has events up to ``seq``."""
-        self.changes += 1
+    def committed(self, game_id: str, seq: int, bot_turn: bool = True) -> Awaitable[None] | None:
+        """This process committed events of ``game_id`` up to ``seq`` (the store's listener).
+
+        Wakes this process's waiters at once; an adapter also tells the other
+        replicas (unless the append's own transaction already did), returning
+        what the append awaits for that.
+        """
+        self.notify_local(game_id, seq, bot_turn)
+        return None
+
+    def notify_local(self, game_id: str, seq: int, bot_turn: bool = True) -> None:
+        """Game ``game_id`` now has events up to ``seq``; ``bot_turn``: a bot may be to act."""
         if seq > self._latest.get(game_id, 0):
             self._latest[game_id] = seq
             self._latest.move_to_end(game_id)
             while len(self._latest) > LATEST_SEQS_KEPT:
                 self._latest.popitem(last=False)
-        self._wake(game_id, seq)
+        if bot_turn:
+            self._wake_bots()
+        for waiter in self._waiters.get(game_id, ()):
+            if seq > waiter.after_seq and not waiter.woken.done():
+                waiter.woken.set_result(None)
 
     def notify_all(self) -> None:
         """Wake every waiter: something may have been missed."""
-        self._wake(None, None)
+        self._wake_bots()
+        chosen: Iterable[set[_Waiter]] = list(self._waiters.values())
+        for waiting in chosen:
+            for waiter in waiting:
+                if not waiter.woken.done():
+                    waiter.woken.set_result(None)
 
-    def _wake(self, game_id: str | None, seq: int | None) -> None:
+    def _wake_bots(self) -> None:
+        self.changes += 1
         for woken in self._any_waiters:
             if not woken.done():
                 woken.set_result(None)
-        if game_id is None:
-            chosen: Iterable[set[_Waiter]] = list(self._waiters.values())
-        else:
-            chosen = [self._waiters.get(game_id, set())]
-        for waiting in chosen:
-            for waiter in waiting:
-                if (seq is None or seq > waiter.after_seq) and not waiter.woken.done():
-                    waiter.woken.set_result(None)
+
+
+def parse_note(note: str) -> tuple[str, int, bool] | None:
+    """``'<table>:<seq>:<bot>'`` (or ``'<table>:<seq>'``, a bot turn) as (table, seq, bot_turn)."""
+    head, _, last = note.rpartition(":")
+    bot_turn = True
+    if head and last in ("0", "1") and ":" in head:
+        head, _, seq = head.rpartition(":")
+        bot_turn = last == "1"
+    else:
+        seq = last
+    if head and seq.isdigit():
+        return head, int(seq), bot_turn
+    return None
 
 
 class PostgresNotifier(Notifier):
     """Wake-ups from every replica through Postgres LISTEN/NOTIFY."""
 
+    kind = "postgres"
+    notify_in_transaction = True
     application_name = "parlour-listener"
 
     def __init__(self, url: str, *, retry_delay: float = 0.2, max_retry_delay: float = 5.0) -> None:
@@ -196,9 +260,9 @@ class PostgresNotifier(Notifier):
             try:
                 pgconn.consume_input()
                 while (note := pgconn.notifies()) is not None:
-                    game_id, _, seq = note.extra.decode().rpartition(":")
-                    if game_id and seq.isdigit():
-                        self.notify_local(game_id, int(seq))
+                    parsed = parse_note(note.extra.decode())
+                    if parsed is not None:
+                        self.notify_local(*parsed)
                 if pgconn.status != psycopg.pq.ConnStatus.OK:
                     raise psycopg.OperationalError("the LISTEN connection was closed")
             except Exception as error:
@@ -224,18 +288,140 @@ class PostgresNotifier(Notifier):
                 delay = min(delay * 2, self._max_retry_delay)
 
 
-def make_notifier(store_or_url: EventStore | str) -> Notifier:
-    """The notifier for a store's database: LISTEN/NOTIFY on Postgres, in-process on SQLite.
+class NatsUnavailable(Exception):
+    """The NATS server named by --notify cannot be reached at start."""
 
-    Given a store, the notifier also hears that store's own appends at once
-    (without waiting for the NOTIFY to come back from the server).
+
+class NatsNotifier(Notifier):
+    """Wake-ups from every replica through NATS core publish/subscribe.
+
+    The store's appends commit without ``pg_notify``; :meth:`committed` wakes
+    this process at once and publishes, after the commit and before the
+    append returns (into the client's buffer, which its flusher task writes
+    to the socket: nothing waits for the server). A message this replica
+    published does not come back to it (``no_echo``). While the server is
+    away, publishes wait in the client's reconnect buffer (or are dropped when
+    it is full: the catch-up covers them); on reconnecting, every waiter is
+    woken to re-read.
+    """
+
+    kind = "nats"
+    notify_in_transaction = False
+
+    def __init__(self, servers: str, *, reconnect_seconds: float = 0.5) -> None:
+        super().__init__()
+        self.servers = [server.strip() for server in servers.split(",") if server.strip()]
+        self._reconnect_seconds = reconnect_seconds
+        self._client: Any = None
+        #: publishes dropped (the client refused them: closed, or its buffer full)
+        self.dropped = 0
+
+    async def start(self) -> None:
+        """Connect and subscribe before returning, so no publish after start() goes unheard."""
+        import nats
+        import nats.errors
+
+        await super().start()
+
+        async def reconnected() -> None:
+            log.warning("NATS connection back (%s); every waiter re-reads", self._url())
+            self.notify_all()
+
+        async def disconnected() -> None:
+            if self._client is not None:  # (not stopping)
+                log.warning("lost the NATS connection; reconnecting")
+
+        async def error(problem: Exception) -> None:
+            log.debug("NATS: %s", problem)
+
+        try:
+            self._client = await nats.connect(
+                servers=self.servers,
+                name="parlour",
+                no_echo=True,
+                allow_reconnect=True,
+                max_reconnect_attempts=START_ATTEMPTS,  # then for ever (below)
+                reconnect_time_wait=self._reconnect_seconds,
+                connect_timeout=5,
+                # a full buffer on a live connection is flushed at once; an append
+                # waits for that at most this long (then the message is dropped)
+                flush_timeout=1.0,
+                reconnected_cb=reconnected,
+                disconnected_cb=disconnected,
+                error_cb=error,
+            )
+        except (OSError, nats.errors.Error) as problem:
+            raise NatsUnavailable(
+                f"cannot reach NATS at {', '.join(self.servers)}: {problem}"
+            ) from problem
+        # once up, reconnect for as long as it takes (the catch-up covers the gap)
+        self._client.options["max_reconnect_attempts"] = -1
+        await self._client.subscribe(TABLE_SUBJECT, cb=self._heard)
+        await self._client.subscribe(BOT_SUBJECT, cb=self._heard)
+        await self._client.flush()
+
+    async def stop(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
+        await super().stop()
+
+    def _url(self) -> str:
+        url = getattr(self._client, "connected_url", None)
+        return url.geturl() if url is not None else ",".join(self.servers)
+
+    def committed(self, game_id: str, seq: int, bot_turn: bool = True) -> Awaitable[None] | None:
+        self.notify_local(game_id, seq, bot_turn)
+        subject = BOT_SUBJECT if bot_turn else TABLE_SUBJECT
+        return self._publish(subject, f"{game_id}:{seq}".encode())
+
+    async def _heard(self, message: Any) -> None:
+        parsed = parse_note(message.data.decode())
+        if parsed is not None:
+            game_id, seq, _ = parsed
+            self.notify_local(game_id, seq, message.subject == BOT_SUBJECT)
+
+    async def _publish(self, subject: str, payload: bytes) -> None:
+        try:
+            if self._client is None:
+                raise ConnectionError("not started")
+            await self._client.publish(subject, payload)
+        except Exception as problem:  # the append is committed: a lost wake-up only delays
+            self.dropped += 1
+            log.debug("NATS publish dropped (%s)", problem)
+
+
+def notify_setting(setting: str | None = None) -> str | None:
+    """The --notify value: the argument, else ``$PARLOUR_NOTIFY``, else None (the default)."""
+    return setting or os.environ.get(NOTIFY_ENV) or None
+
+
+def make_notifier(store_or_url: EventStore | str, setting: str | None = None) -> Notifier:
+    """The notifier ``setting`` names (``local``, ``postgres`` or ``nats://HOST:PORT[,...]``);
+    by default LISTEN/NOTIFY on Postgres, in process on SQLite.
+
+    Given a store, the notifier hears that store's own appends at once (and
+    tells the store whether its appends carry ``pg_notify``).
     """
     if isinstance(store_or_url, str):
         url = store_or_url
         is_postgres = normalize_url(url).get_backend_name() == "postgresql"
     else:
         url, is_postgres = store_or_url.url, store_or_url.is_postgres
-    notifier = PostgresNotifier(url) if is_postgres else Notifier()
+    chosen = (setting or "").strip() or ("postgres" if is_postgres else "local")
+    notifier: Notifier
+    if chosen == "local":
+        notifier = Notifier()
+    elif chosen == "postgres":
+        if not is_postgres:
+            raise ValueError("--notify postgres needs a Postgres database")
+        notifier = PostgresNotifier(url)
+    elif chosen.startswith(("nats://", "tls://")):
+        notifier = NatsNotifier(chosen)
+    else:
+        raise ValueError(f"--notify must be local, postgres or nats://HOST:PORT, not {chosen!r}")
     if not isinstance(store_or_url, str):
-        store_or_url.add_listener(notifier.notify_local)
+        store_or_url.notify_in_transaction = notifier.notify_in_transaction
+        store_or_url.add_listener(notifier.committed)
     return notifier

@@ -23,7 +23,7 @@ The same contract test runs against both (``tests/service/test_store.py``).
 **Connection budget.** A process holds at most ``connections`` pooled
 connections (``--db-connections``, ``$PARLOUR_DB_CONNECTIONS``, default
 :data:`DEFAULT_CONNECTIONS`), plus on Postgres one LISTEN connection of its
-notifier. Callers beyond the budget wait for a connection, up to
+notifier (none with the NATS notifier). Callers beyond the budget wait for a connection, up to
 :data:`CONNECTION_WAIT_SECONDS`, then get :class:`StoreUnavailable`.
 Postgres's default ``max_connections`` of 100 thus carries about ten
 replicas at the default budget of 8.
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -54,7 +54,9 @@ CONNECTIONS_ENV = "PARLOUR_DB_CONNECTIONS"
 #: how long a call waits for a pooled connection before the store gives up
 CONNECTION_WAIT_SECONDS = 10.0
 
-Listener = Callable[[str, int], None]
+#: (table_id, last_seq, bot_turn), called after each append this process commits; an
+#: awaitable it returns is awaited before the append returns
+Listener = Callable[[str, int, bool], Awaitable[None] | None]
 
 
 def utcnow() -> datetime:
@@ -179,6 +181,8 @@ class PendingAppend:
     stored: list[StoredEvent]
     table_status: TableStatus | None
     seat_updates: Sequence[SeatRow]
+    #: the append leaves a bot (or a seat a bot plays) to act: idle AI workers are woken
+    bot_turn: bool = True
 
 
 class EventStore(ABC):
@@ -191,12 +195,16 @@ class EventStore(ABC):
 
     url: str
     is_postgres: bool
+    #: whether each append also sends ``pg_notify`` in its transaction (Postgres only;
+    #: the notifier sets it: ``notify.make_notifier``)
+    notify_in_transaction: bool = False
 
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
 
     def add_listener(self, listener: Listener) -> None:
-        """Call ``listener(table_id, last_seq)`` after each append this process commits."""
+        """Call ``listener(table_id, last_seq, bot_turn)`` after each append this process
+        commits."""
         self._listeners.append(listener)
 
     async def create_table(self, table: TableRow, first: list[NewEvent]) -> list[StoredEvent]:
@@ -207,7 +215,7 @@ class EventStore(ABC):
             await self._create(table, stored)
         except AppendRefused as refused:
             raise ConcurrencyConflict(f"table {table.table_id} already exists") from refused
-        self._announce(table.table_id, len(first))
+        await self._announce(table.table_id, len(first), bot_turn=False)  # an open table: no turns
         return stored
 
     async def append(
@@ -219,8 +227,11 @@ class EventStore(ABC):
         request_id: str | None = None,
         table_status: TableStatus | None = None,
         seat_updates: Sequence[SeatRow] = (),
+        bot_turn: bool = True,
     ) -> list[StoredEvent]:
         """Append at ``expected_seq + 1 ..`` with the projection changes, all or nothing.
+
+        ``bot_turn``: the append leaves a bot to act (the notifier wakes idle AI workers).
 
         :class:`ConcurrencyConflict` if the table is no longer at
         ``expected_seq``, :class:`DuplicateRequest` if ``request_id`` was used
@@ -231,7 +242,7 @@ class EventStore(ABC):
         stored = stored_events(table_id, expected_seq, events, request_id, utcnow())
         try:
             await self._append(
-                PendingAppend(table_id, expected_seq, stored, table_status, seat_updates)
+                PendingAppend(table_id, expected_seq, stored, table_status, seat_updates, bot_turn)
             )
         except AppendRefused as refused:
             if request_id is not None:
@@ -242,12 +253,14 @@ class EventStore(ABC):
                 await self.get_table(table_id)  # UnknownTable if there is none
             message = f"{table_id} is no longer at version {expected_seq}"
             raise ConcurrencyConflict(message) from refused
-        self._announce(table_id, stored[-1].seq)
+        await self._announce(table_id, stored[-1].seq, bot_turn)
         return stored
 
-    def _announce(self, table_id: str, seq: int) -> None:
+    async def _announce(self, table_id: str, seq: int, bot_turn: bool) -> None:
         for listener in self._listeners:
-            listener(table_id, seq)
+            pending = listener(table_id, seq, bot_turn)
+            if pending is not None:
+                await pending
 
     @abstractmethod
     async def _create(self, table: TableRow, stored: list[StoredEvent]) -> None:

@@ -9,6 +9,10 @@ a move is ONE statement, so its own transaction:
          ins AS (INSERT INTO events ... SELECT ... FROM bump, unnest(<the events>))
     SELECT pg_notify(...) FROM bump
 
+(The ``pg_notify`` only with the Postgres notifier, the default; with another
+notifier the statement selects NULL instead and the notifier tells the other
+replicas after the commit: ``notify.py``.)
+
 The version bump is the guard: the events are inserted only when it matched
 (the table is still at the expected version), so everything is written or
 nothing is. Two writers at the same version serialize on the table row; the
@@ -64,21 +68,29 @@ WITH bump AS (
     SELECT bump.table_id, {rows}
     RETURNING seq
 )
-SELECT pg_notify(%(channel)s, %(note)s), (SELECT count(*) FROM ins) FROM bump
+SELECT {notify}, (SELECT count(*) FROM ins) FROM bump
 """
-_APPEND = _APPEND_TEMPLATE.replace(
+_APPEND_ROWS = _APPEND_TEMPLATE.replace(
     "{rows}",
     """e.seq, e.type, e.schema_version, e.payload::jsonb, e.digest, e.request_id, %(now)s
     FROM bump, unnest(%(seqs)s::int[], %(types)s::text[], %(versions)s::int[],
                       %(payloads)s::text[], %(digests)s::text[], %(request_ids)s::text[])
          AS e(seq, type, schema_version, payload, digest, request_id)""",
 )
-_APPEND_ONE = _APPEND_TEMPLATE.replace(
+_APPEND_ONE_ROW = _APPEND_TEMPLATE.replace(
     "{rows}",
     """%(new_version)s, %(type)s, %(version)s, %(payload)s::jsonb,
            %(digest)s, %(request_id)s, %(now)s
     FROM bump""",
 )
+# (one event, with pg_notify) -> the statement; without, the NOTIFY is left to the notifier
+_APPENDS = {
+    (one, notify): template.replace(
+        "{notify}", "pg_notify(%(channel)s, %(note)s)" if notify else "NULL"
+    )
+    for one, template in ((True, _APPEND_ONE_ROW), (False, _APPEND_ROWS))
+    for notify in (True, False)
+}
 _INSERT_TABLE = """
 INSERT INTO tables (table_id, game, seats, options, status, host_token_hash, version, name,
                     created_at, updated_at)
@@ -150,6 +162,8 @@ class PostgresEventStore(EventStore):
     """
 
     is_postgres = True
+    #: on unless the notifier is another than LISTEN/NOTIFY (see notify.make_notifier)
+    notify_in_transaction = True
 
     def __init__(
         self, url: str, connections: int, *, wait_seconds: float = CONNECTION_WAIT_SECONDS
@@ -236,7 +250,7 @@ class PostgresEventStore(EventStore):
             "now": stored[0].created_at,
             "new_status": append.table_status and str(append.table_status),
             "channel": NOTIFY_CHANNEL,
-            "note": f"{table_id}:{last}",
+            "note": f"{table_id}:{last}:{int(append.bot_turn)}",
         }
         if len(stored) == 1:
             (event,) = stored
@@ -255,10 +269,10 @@ class PostgresEventStore(EventStore):
         try:
             async with self._connection() as conn:
                 if not seat_updates:  # a move: one statement, its own transaction
-                    await _append(conn, params)
+                    await _append(conn, params, self.notify_in_transaction)
                     return
                 async with conn.transaction():  # a lobby change: the seats too
-                    await _append(conn, params)
+                    await _append(conn, params, self.notify_in_transaction)
                     async with conn.cursor() as cursor:
                         await cursor.executemany(_UPSERT_SEAT, _seat_params(table_id, seat_updates))
         except psycopg.IntegrityError as error:
@@ -361,8 +375,8 @@ def _table(row: tuple[Any, ...]) -> TableRow:
     )
 
 
-async def _append(conn: Connection, params: dict[str, Any]) -> None:
-    statement = _APPEND_ONE if "type" in params else _APPEND
+async def _append(conn: Connection, params: dict[str, Any], notify: bool) -> None:
+    statement = _APPENDS["type" in params, notify]
     cursor = await conn.execute(statement, params, prepare=True)
     if await cursor.fetchone() is None:
         raise AppendRefused(version_moved=True)  # nothing written (rolls back a transaction)
