@@ -417,9 +417,7 @@ def main() -> int:
                 )
                 results[level] = Level(level, rate, tally, share.cores(), share.connections())
             if args.growth_games:
-                first, last, moves = asyncio.run(
-                    wizard_growth(server.address, args.growth_games)
-                )
+                first, last, moves = asyncio.run(wizard_growth(server.address, args.growth_games))
         # the floor once more, so that a machine busier at one end cannot flatter the ratio
         with process(bare_command, "bare server on") as bare:
             empty_after = asyncio.run(empty_call_rate(bare.address, 3.0))
