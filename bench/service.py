@@ -380,6 +380,12 @@ def main() -> int:
         action="store_true",
         help="GetView before every Act, even when the seat's last Act answered its view",
     )
+    parser.add_argument(
+        "--growth-games",
+        type=int,
+        default=3,
+        help="full Wizard games timed for latency growth (0: skip; default %(default)s)",
+    )
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_server:
@@ -410,7 +416,8 @@ def main() -> int:
                     load(server.address, level, args.seconds, args.view_every_move)
                 )
                 results[level] = Level(level, rate, tally, share.cores(), share.connections())
-            first, last, moves = asyncio.run(wizard_growth(server.address))
+            if args.growth_games:
+                first, last, moves = asyncio.run(wizard_growth(server.address, args.growth_games))
         # the floor once more, so that a machine busier at one end cannot flatter the ratio
         with process(bare_command, "bare server on") as bare:
             empty_after = asyncio.run(empty_call_rate(bare.address, 3.0))
@@ -431,14 +438,15 @@ def main() -> int:
     print(LEGEND)
 
     best = max(level.acts_per_second for level in results.values())
-    print(
-        f"\nfull 3-seat Wizard games ({moves} acts each, 3 games): median act latency of"
-        f" the first 30 acts {first:.2f} ms,"
-    )
-    print(
-        f"  of the last 30 {last:.2f} ms: last/first {last / first:.2f}x"
-        f" (target <= {TARGET_GROWTH}x)"
-    )
+    if args.growth_games:
+        print(
+            f"\nfull 3-seat Wizard games ({moves} acts each, {args.growth_games} games):"
+            f" median act latency of the first 30 acts {first:.2f} ms,"
+        )
+        print(
+            f"  of the last 30 {last:.2f} ms: last/first {last / first:.2f}x"
+            f" (target <= {TARGET_GROWTH}x)"
+        )
     print(
         f"best acts/s / empty-call rate: {best / empty:.3f} "
         f"(target >= {TARGET_RATIO}, aim {AIM_RATIO})"

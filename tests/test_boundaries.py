@@ -95,6 +95,7 @@ def test_the_phrasebook_imports_nothing_of_parlour() -> None:
 #: are behind store.py's protocol, in store_pg.py, store_sqlite.py and database.py)
 DOMAIN_AND_APPLICATION = (
     "domain",
+    "events",
     "errors",
     "fold",
     "upcast",

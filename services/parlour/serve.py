@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from parlour import ops
 from parlour.migrate import database_url_argument, safe_url
@@ -61,6 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a Watch re-reads the store at least this often whatever it hears: the most "
         "a lost wake-up delays an update (default: %(default)s)",
     )
+    parser.add_argument(
+        "--event-loop",
+        choices=("uvloop", "asyncio"),
+        default=os.environ.get("PARLOUR_EVENT_LOOP", "uvloop"),
+        help="the event loop: uvloop (less CPU per call; asyncio's where uvloop is not "
+        "installed) or asyncio's own (default: $PARLOUR_EVENT_LOOP or %(default)s)",
+    )
     ops.tls_server_arguments(parser)
     ops.metrics_arguments(parser)
     ops.log_arguments(parser, debug_help="DEBUG also logs health checks")
@@ -73,6 +83,17 @@ def bot_levels() -> dict[str, tuple[str, ...]]:
     except ImportError:
         return {}
     return dict(LEVELS)
+
+
+def event_loop(name: str) -> Callable[[Coroutine[Any, Any, None]], None]:
+    """The function that runs the server's coroutine on the chosen event loop."""
+    if name == "uvloop":
+        try:
+            import uvloop
+        except ImportError:  # not built for this platform: asyncio's loop serves as well
+            return asyncio.run
+        return uvloop.run
+    return asyncio.run
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        asyncio.run(
+        event_loop(args.event_loop)(
             serve(
                 args.address,
                 args.database_url,

@@ -50,14 +50,20 @@ from parlour.service.errors import (
     WrongToken,
     shorten,
 )
+from parlour.service.events import (
+    ActionTaken,
+    CardsDealt,
+    GameFinished,
+    GameStarted,
+    SeatLeft,
+    SeatTaken,
+    TableHosted,
+)
 from parlour.service.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,
     GAME_FINISHED,
     GAME_STARTED,
-    SEAT_LEFT,
-    SEAT_TAKEN,
-    TABLE_HOSTED,
     Folded,
     fold,
 )
@@ -82,7 +88,6 @@ from parlour.service.store import (
     TableRow,
     UnknownTable,
 )
-from parlour.service.upcast import current_version
 
 __all__ = [
     "Credentials",
@@ -276,19 +281,15 @@ class GameService:
         self._check_bot_levels(info.id, choices)
         host_name = clean_name(host_player_name, "host_player_name", required=host_takes_seat)
         seat_rows = [seat_row(seat, choice) for seat, choice in enumerate(choices)]
-        events = [
-            NewEvent(
-                TABLE_HOSTED,
-                {
-                    "game": info.id,
-                    "seats": seats,
-                    "options": resolved,
-                    "seat_kinds": [row.kind for row in seat_rows],
-                    "bot_levels": [row.bot_level or "" for row in seat_rows],
-                    "name": name or default_name(host_name, info),
-                },
-            )
-        ]
+        hosted = TableHosted(
+            game=info.id,
+            seats=seats,
+            options=dict(resolved),
+            seat_kinds=tuple(row.kind.value for row in seat_rows),
+            bot_levels=tuple(row.bot_level or "" for row in seat_rows),
+            name=name or default_name(host_name, info),
+        )
+        events = [hosted.new()]
         seat, seat_token = None, ""
         if host_takes_seat:
             seat = pick_seat(seat_rows, host_seat, seats)
@@ -299,7 +300,7 @@ class GameService:
                 token_hash=auth.token_hash(seat_token),
                 occupied=True,
             )
-            events.append(NewEvent(SEAT_TAKEN, {"seat": seat, "player_name": host_name}))
+            events.append(SeatTaken(seat, host_name).new())
         host_token = auth.new_token()
         row = TableRow(
             table_id=secrets.token_hex(8),
@@ -309,7 +310,7 @@ class GameService:
             status=TableStatus.OPEN,
             host_token_hash=auth.token_hash(host_token),
             version=len(events),
-            name=events[0].payload["name"],
+            name=hosted.name,
             seat_rows=tuple(seat_rows),
         )
         await self.store.create_table(row, events)
@@ -374,7 +375,7 @@ class GameService:
                 await self.store.append(
                     table_id,
                     table.version,
-                    [NewEvent(SEAT_TAKEN, {"seat": taken, "player_name": name})],
+                    [SeatTaken(taken, name).new()],
                     seat_updates=[row],
                 )
             except ConcurrencyConflict:
@@ -395,7 +396,7 @@ class GameService:
                 await self.store.append(
                     table_id,
                     table.version,
-                    [NewEvent(SEAT_LEFT, {"seat": seat})],
+                    [SeatLeft(seat).new()],
                     seat_updates=[freed],
                 )
             except ConcurrencyConflict:
@@ -418,7 +419,7 @@ class GameService:
         async with self._lock(table_id):
             folded, _ = await self._refresh(table_id)
             folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED))
-            events = [NewEvent(GAME_STARTED, {}), *self._chance(folded)]
+            events = [GameStarted().new(), *self._chance(folded)]
             try:
                 stored = await self.store.append(
                     table_id, table.version, events, table_status=TableStatus.PLAYING
@@ -539,17 +540,11 @@ class GameService:
         """The events an applied action produces: itself, a deal if due, the end if reached."""
         state = folded.state
         assert state is not None
-        payload = {"seat": seat, "action": str(action)}
-        digest = folded.digest_next(ACTION_TAKEN, payload)
-        events = [NewEvent(ACTION_TAKEN, payload, digest, current_version(ACTION_TAKEN))]
+        taken = ActionTaken(seat, str(action))
+        events = [taken.new(folded.digest_next(ACTION_TAKEN, taken.payload()))]
         events += self._chance(folded)
         if state.is_over:
-            events.append(
-                NewEvent(
-                    GAME_FINISHED,
-                    {"scores": list(state.scores()), "winners": list(state.winners())},
-                )
-            )
+            events.append(GameFinished(tuple(state.scores()), tuple(state.winners())).new())
             return events, TableStatus.FINISHED
         return events, None
 
@@ -562,9 +557,8 @@ class GameService:
             deck = list(cards)
             self._rng.shuffle(deck)
             state.deal(deck)
-            payload = {"cards": [str(card) for card in deck]}
-            digest = folded.digest_next(CARDS_DEALT, payload)
-            events.append(NewEvent(CARDS_DEALT, payload, digest, current_version(CARDS_DEALT)))
+            dealt = CardsDealt(tuple(str(card) for card in deck))
+            events.append(dealt.new(folded.digest_next(CARDS_DEALT, dealt.payload())))
         return events
 
     async def _first_result(

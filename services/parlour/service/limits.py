@@ -202,7 +202,14 @@ async def _refuse_bad(request: Any, context: grpc.aio.ServicerContext[Any, Any])
 
 
 class LimitsInterceptor(grpc.aio.ServerInterceptor):
-    """Checks every request of the Parlour contract against LIMITS before its servicer runs."""
+    """Checks every request of the Parlour contract against LIMITS before its servicer runs.
+
+    The checking handler is built once per method and reused while the inner
+    handler is the same object (the server's handlers are fixed once it runs).
+    """
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, tuple[Handler, Handler | None]] = {}
 
     async def intercept_service(
         self,
@@ -211,6 +218,15 @@ class LimitsInterceptor(grpc.aio.ServerInterceptor):
     ) -> Handler | None:
         handler = await continuation(handler_call_details)
         method = handler_call_details.method
+        cached = self._wrapped.get(method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = self._wrap(handler, method)
+        if handler is not None:
+            self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler: Handler | None, method: str) -> Handler | None:
         if (
             handler is None
             or handler.request_deserializer is None

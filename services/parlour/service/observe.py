@@ -10,14 +10,16 @@ bot claims and keeps the number of open ``Watch`` streams.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 import grpc
+from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
 from parlour.service import metrics
@@ -31,16 +33,16 @@ CLAIM = "BotService/ClaimTurn"
 #: how many tables' games a replica remembers, to label refused acts by game
 KNOWN_TABLES = 10_000
 
+Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
+
 
 def request_fields(request: Any) -> dict[str, Any]:
     """The table id, seat and request id a request carries (those it has and set)."""
     found: dict[str, Any] = {}
     if not isinstance(request, Message):
         return found
-    fields = request.DESCRIPTOR.fields_by_name
-    for name in ("table_id", "seat", "request_id"):
-        field = fields.get(name)
-        if field is None or (field.has_presence and not request.HasField(name)):
+    for name, has_presence in _logged_fields(request.DESCRIPTOR):
+        if has_presence and not request.HasField(name):
             continue
         value = getattr(request, name)
         if value != "":
@@ -48,23 +50,42 @@ def request_fields(request: Any) -> dict[str, Any]:
     return found
 
 
+@functools.cache
+def _logged_fields(descriptor: Descriptor) -> tuple[tuple[str, bool], ...]:
+    """The logged fields a message type has, each with whether it tracks presence."""
+    fields = descriptor.fields_by_name
+    return tuple(
+        (name, fields[name].has_presence)
+        for name in ("table_id", "seat", "request_id")
+        if name in fields
+    )
+
+
 class ObservingInterceptor(grpc.aio.ServerInterceptor):
     """Logs and measures every RPC of the server it is given to."""
 
     def __init__(self) -> None:
         self._games: OrderedDict[str, str] = OrderedDict()
+        # method -> (the inner handler, its observed handler): built once per method
+        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
 
     async def intercept_service(
         self,
-        continuation: Callable[
-            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
-        ],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+    ) -> Handler | None:
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler
         full = handler_call_details.method  # "/parlour.v1.PlayService/Act"
+        cached = self._wrapped.get(full)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = self._wrap(handler, full)
+        self._wrapped[full] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler: Handler, full: str) -> Handler:
         method = full.rsplit(".", 1)[-1] if full.startswith("/parlour.") else full.lstrip("/")
         quiet = not full.startswith("/parlour.")
         if handler.unary_unary is not None:

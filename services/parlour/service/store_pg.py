@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -195,19 +194,9 @@ class PostgresEventStore(EventStore):
             raise RuntimeError("a Postgres store serves one event loop; open one per loop")
         return self._pool_
 
-    @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[Connection]:
+    def _connection(self) -> _Borrowed:
         """A pooled connection; an unreachable database is :class:`StoreUnavailable`."""
-        try:
-            async with (await self._pool()).connection() as conn:
-                yield conn
-        except PoolTimeout as error:
-            raise StoreUnavailable(f"no database connection free: {error}") from error
-        except psycopg.OperationalError as error:
-            # the server may have dropped every connection: replace the dead idle ones
-            if self._pool_ is not None:
-                await self._pool_.check()
-            raise StoreUnavailable(str(error).splitlines()[0]) from error
+        return _Borrowed(self)
 
     async def _fetch(self, statement: str, params: Any, *, one: bool = False) -> Any:
         async with self._connection() as conn:
@@ -352,6 +341,46 @@ class PostgresEventStore(EventStore):
         pool, self._pool_ = self._pool_, None
         if pool is not None:
             await pool.close()
+
+
+class _Borrowed:
+    """``async with store._connection() as conn``: a connection from the pool, given back
+    at the end; an unreachable database is :class:`StoreUnavailable`.
+
+    Every statement passes here, so it is written as a plain class with
+    getconn/putconn rather than the pool's generator-based ``connection()``
+    (whose commit on exit has nothing to do on these autocommit connections;
+    putconn still discards a connection left broken or in a transaction).
+    """
+
+    __slots__ = ("_conn", "_pool", "_store")
+
+    def __init__(self, store: PostgresEventStore) -> None:
+        self._store = store
+        self._pool: AsyncConnectionPool[Connection] | None = None
+        self._conn: Connection | None = None
+
+    async def __aenter__(self) -> Connection:
+        try:
+            self._pool = await self._store._pool()
+            self._conn = await self._pool.getconn()
+        except (PoolTimeout, psycopg.OperationalError) as error:
+            raise await self._unavailable(error) from error
+        return self._conn
+
+    async def __aexit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        assert self._pool is not None and self._conn is not None
+        await self._pool.putconn(self._conn)
+        if isinstance(error, PoolTimeout | psycopg.OperationalError):
+            raise await self._unavailable(error) from error
+
+    async def _unavailable(self, error: Exception) -> StoreUnavailable:
+        if isinstance(error, PoolTimeout):
+            return StoreUnavailable(f"no database connection free: {error}")
+        # the server may have dropped every connection: replace the dead idle ones
+        if self._store._pool_ is not None:
+            await self._store._pool_.check()
+        return StoreUnavailable(str(error).splitlines()[0])
 
 
 def _table(row: tuple[Any, ...]) -> TableRow:
