@@ -17,10 +17,12 @@ from .client import (
     new_request_id,
     tokens,
 )
+from .fairdeal import DealReport, verify_deals
 from .sync import SyncParlourClient
 from .tls import tls_credentials
 
 __all__ = [
+    "DealReport",
     "HOST_TOKEN_KEY",
     "SEAT_TOKEN_KEY",
     "WORKER_ID_KEY",
@@ -33,4 +35,5 @@ __all__ = [
     "new_request_id",
     "tls_credentials",
     "tokens",
+    "verify_deals",
 ]
