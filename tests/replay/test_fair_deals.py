@@ -49,7 +49,9 @@ GAMES = [
 ]
 
 
-async def _play(app: GameService, game: str, seats: int, options: dict[str, object], seed: int, entropy: bool) -> Log:
+async def _play(
+    app: GameService, game: str, seats: int, options: dict[str, object], seed: int, entropy: bool
+) -> Log:
     rng = random.Random(seed)
     hosted = await app.host_table(
         game,
@@ -218,7 +220,10 @@ def test_a_changed_deck_with_every_digest_rewritten_is_named_at_its_deal(
     log = logs["kaiser", False]
     index = deals_of(log)[1]
     cards = list(log[index].payload["cards"])
-    cards[0], cards[4] = cards[4], cards[0]  # one seat's two cards trade places (Kaiser deals one at a time)
+    cards[0], cards[4] = (
+        cards[4],
+        cards[0],
+    )  # one seat's two cards trade places (Kaiser deals one at a time)
     forged = redigested(with_payload(log, index, cards=cards))
     assert forged[index].digest != log[index].digest  # the chain itself was made to agree
     error = refused(forged)
@@ -238,7 +243,9 @@ def test_a_changed_contribution_is_named_where_it_was_fixed(
     assert "seat 2's contribution" in str(error)
     # changed where the seat sat down too: the first deal no longer follows from it
     taken = next(n for n, e in enumerate(log) if e.type == SEAT_TAKEN and e.payload["seat"] == 2)
-    both = with_payload(with_payload(log, started, contributions=contributions), taken, entropy="ab" * 32)
+    both = with_payload(
+        with_payload(log, started, contributions=contributions), taken, entropy="ab" * 32
+    )
     error = refused(both)
     first = deals_of(log)[0]
     assert (error.seq, error.type) == (log[first].seq, CARDS_DEALT)
@@ -302,8 +309,9 @@ def test_the_documented_procedure_reimplemented_gives_every_deck(
     for game, _, _ in GAMES:
         log = [upcast(event) for event in logs[game, True]]
         seed = log[0].payload["server_seed"]
-        assert hashlib.sha256(f"parlour-seed-v1\n{seed}".encode()).hexdigest() == (
-            log[0].payload["server_seed_commitment"]
+        assert (
+            hashlib.sha256(f"parlour-seed-v1\n{seed}".encode()).hexdigest()
+            == (log[0].payload["server_seed_commitment"])
         )
         contributions = next(e for e in log if e.type == GAME_STARTED).payload["contributions"]
         assert contributions[1] == "" and all(len(c) == 64 for c in contributions[2:])
