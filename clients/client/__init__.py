@@ -22,11 +22,11 @@ from .sync import SyncParlourClient
 from .tls import tls_credentials
 
 __all__ = [
-    "DealReport",
     "HOST_TOKEN_KEY",
     "SEAT_TOKEN_KEY",
     "WORKER_ID_KEY",
     "WORKER_TOKEN_KEY",
+    "DealReport",
     "ParlourClient",
     "ParlourError",
     "RetryPolicy",

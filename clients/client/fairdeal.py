@@ -29,7 +29,9 @@ def deal_commitment(cards: Sequence[str], salt: str) -> str:
     return _sha(f"parlour-deal-v1\n{salt}\n{' '.join(cards)}")
 
 
-def derived_deck(cards: Sequence[str], seed: str, contributions: Sequence[str], n: int) -> list[str]:
+def derived_deck(
+    cards: Sequence[str], seed: str, contributions: Sequence[str], n: int
+) -> list[str]:
     """The documented shuffle: sorted codes, Fisher-Yates over a SHA-256 counter stream."""
     key = hashlib.sha256(
         f"parlour-shuffle-v1\n{seed}\n{','.join(contributions)}\n{n}".encode()
@@ -108,7 +110,9 @@ def verify_deals(
                 report.uncommitted += 1
                 continue
             if deal_commitment(cards, str(payload.get("salt", ""))) != committed:
-                report.failure = f"{where}: deal {number}'s deck and salt do not match its commitment"
+                report.failure = (
+                    f"{where}: deal {number}'s deck and salt do not match its commitment"
+                )
                 return report
             seen = (announced or {}).get(number)
             if seen is not None and seen != committed:

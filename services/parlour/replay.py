@@ -36,7 +36,7 @@ from parlour.engine.base import GameState
 from parlour.engine.cards import Card
 from parlour.engine.errors import EngineError
 from parlour.service.database import open_store
-from parlour.service.deals import DealCheckFailed, DealChecker
+from parlour.service.deals import DealChecker, DealCheckFailed
 from parlour.service.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,

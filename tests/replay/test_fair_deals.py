@@ -28,9 +28,15 @@ from parlour.client.fairdeal import verify_deals
 from parlour.replay import ReplayError, replay, summarize, write_log
 from parlour.service.app import Credentials, GameService
 from parlour.service.convert import public_event
-from parlour.service.fold import ACTION_TAKEN, CARDS_DEALT, GAME_STARTED, SEAT_TAKEN, TABLE_HOSTED
+from parlour.service.fold import (
+    ACTION_TAKEN,
+    CARDS_DEALT,
+    GAME_STARTED,
+    SEAT_TAKEN,
+    TABLE_HOSTED,
+    fold,
+)
 from parlour.service.fold import event_digest as digest_of
-from parlour.service.fold import fold
 from parlour.service.notify import make_notifier
 from parlour.service.replay_log import visible_log
 from parlour.service.store import StoredEvent

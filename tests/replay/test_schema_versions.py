@@ -25,8 +25,8 @@ from parlour.replay import ReplayError, load_log, replay, summarize, write_log
 from parlour.service.app import GameService
 from parlour.service.fold import (
     ACTION_TAKEN,
-    CHAINED_FROM,
     CARDS_DEALT,
+    CHAINED_FROM,
     GAME_STARTED,
     Folded,
     chained_digest,

@@ -592,7 +592,9 @@ class GameService:
         while (cards := state.chance()) is not None:
             number = folded.deals
             if seed:
-                codes = deals.shuffle([str(card) for card in cards], seed, folded.contributions, number)
+                codes = deals.shuffle(
+                    [str(card) for card in cards], seed, folded.contributions, number
+                )
                 deck = [Card.parse(code) for code in codes]
             else:
                 deck = list(cards)

@@ -104,7 +104,7 @@ class _Stream:
 
 
 class DealCheckFailed(Exception):
-    """A revealed value does not verify (``what`` names the check, ``expected``/``got`` the values)."""
+    """A revealed value that does not verify (``what`` the check, ``expected``/``got``)."""
 
     def __init__(self, what: str, expected: str, got: str) -> None:
         super().__init__(f"{what}: expected {expected}, got {got}")
