@@ -36,7 +36,8 @@ def deal_check_text(report: DealReport) -> Text:
     if not report.ok:
         return Text(f"✗ {report.headline()}", style="bold red")
     seeds = " (from the server's seed and the players' contributions)" if report.entropy else ""
-    text = Text(f"✓ All {report.headline()}{seeds}:", style="bold green")
+    count = "The deal was" if report.verified == 1 else f"All {report.verified} deals were"
+    text = Text(f"✓ {count} verified{seeds}:", style="bold green")
     for line in report.checks:
         text.append(f"\n  • {line}", style="green")
     return text

@@ -152,7 +152,7 @@ export function renderSummary(result, { last, sealed, onContinue }) {
     `<div class="overlay-card"><h2>Hand ${result.hand} is over</h2><p class="muted dealt">dealt by ${escape(result.dealer)}</p>` +
     `<table class="result"><thead><tr><th>Player</th>${head}</tr></thead><tbody>${rows}</tbody></table>` +
     (result.lines.length ? `<ul class="result-lines">${result.lines.map((l) => `<li>${escape(l)}</li>`).join("")}</ul>` : "") +
-    (sealed ? `<p class="deal-sealed muted" title="${escape(sealed)}">🔒 This deal was sealed before play (commitment ${escape(sealed.slice(0, 12))}…); ` +
+    (sealed ? `<p class="deal-sealed muted" title="${escape(sealed)}">This deal was sealed before play (commitment ${escape(sealed.slice(0, 12))}…); ` +
       "the deck is revealed and checked when the game ends.</p>" : "") +
     `<button class="primary" data-continue>${last ? "See the final result" : "Next hand"}</button></div>`;
   const button = panel.querySelector("[data-continue]");

@@ -538,7 +538,8 @@ export class TableScreen {
       return `<div class="deal-check failed" role="alert"><strong>✗ Deal check failed:</strong> ${escape(check.failure || "no committed deal to check")}</div>`;
     }
     const what = check.entropy ? " (dealt from the server's seed and the players' contributions)" : "";
-    return `<div class="deal-check verified"><strong>✓ All ${check.verified} deal${check.verified === 1 ? "" : "s"} verified${escape(what)}</strong>` +
+    const count = check.verified === 1 ? "The deal was" : `All ${check.verified} deals were`;
+    return `<div class="deal-check verified"><strong>✓ ${count} verified${escape(what)}</strong>` +
       `<ul>${check.checks.map((line) => `<li>${escape(line)}</li>`).join("")}</ul></div>`;
   }
 

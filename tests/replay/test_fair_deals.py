@@ -28,6 +28,7 @@ from parlour.client.fairdeal import verify_deals
 from parlour.replay import ReplayError, replay, summarize, write_log
 from parlour.service.app import Credentials, GameService
 from parlour.service.convert import public_event
+from parlour.service.errors import BadRequest
 from parlour.service.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,
@@ -39,7 +40,7 @@ from parlour.service.fold import (
 from parlour.service.fold import event_digest as digest_of
 from parlour.service.notify import make_notifier
 from parlour.service.replay_log import visible_log
-from parlour.service.store import StoredEvent
+from parlour.service.store import EventStore, StoredEvent
 from parlour.service.upcast import upcast
 from parlour.v1 import replay_pb2
 from tests.replay.games import SMALL_OPTIONS, Played, open_store, play_moves
@@ -328,3 +329,29 @@ def test_the_documented_procedure_reimplemented_gives_every_deck(
             assert committed.hexdigest() == event.payload["commitment"]
             checked += 1
     assert checked > 10
+
+
+async def test_a_contribution_that_is_not_hex_is_refused_and_changes_nothing(
+    sqlite_store: EventStore,
+) -> None:
+    app = GameService(sqlite_store, make_notifier(sqlite_store))
+    with pytest.raises(BadRequest, match="host_entropy must be at most 64 hex digits"):
+        await app.host_table(
+            "hearts",
+            4,
+            {},
+            host_takes_seat=True,
+            host_player_name="Ada",
+            players_entropy=True,
+            host_entropy="zz",
+        )
+    hosted = await app.host_table("hearts", 4, {}, players_entropy=True)
+    table_id = hosted.table.table_id
+    before = await sqlite_store.read(table_id)
+    for bad in ("not hex", "a" * 65):
+        with pytest.raises(BadRequest, match="entropy must be at most 64 hex digits"):
+            await app.join(table_id, "Bo", entropy=bad)
+    assert await sqlite_store.read(table_id) == before
+    joined = await app.join(table_id, "Bo", entropy="ABCDEF")  # stored as lowercase
+    assert (await sqlite_store.read(table_id))[-1].payload["entropy"] == "abcdef"
+    assert joined.seat == 0

@@ -78,8 +78,9 @@ async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_pres
 
         await wait_until(pilot, lambda: "verified" in deals_checked(), what="the deal check")
         # the client checked the five deals itself: commitments, seeds, its own contribution
-        assert "All 5 deals verified (from the server's seed and the players'" in deals_checked()
-        assert "your own contribution went into every shuffle" in deals_checked()
+        checked = deals_checked()
+        assert "All 5 deals were verified (from the server's seed and the players'" in checked
+        assert "your own contribution went into every shuffle" in checked
         await shoot(pilot, "wizard-game-over")
         view = table.view
         assert view is not None and view.is_over and view.winners
