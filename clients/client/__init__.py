@@ -17,6 +17,7 @@ from .client import (
     new_request_id,
     tokens,
 )
+from .fairdeal import DealReport, verify_deals
 from .sync import SyncParlourClient
 from .tls import tls_credentials
 
@@ -25,6 +26,7 @@ __all__ = [
     "SEAT_TOKEN_KEY",
     "WORKER_ID_KEY",
     "WORKER_TOKEN_KEY",
+    "DealReport",
     "ParlourClient",
     "ParlourError",
     "RetryPolicy",
@@ -33,4 +35,5 @@ __all__ = [
     "new_request_id",
     "tls_credentials",
     "tokens",
+    "verify_deals",
 ]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import secrets
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ from parlour.v1 import (
     lobby_pb2_grpc,
     play_pb2,
     play_pb2_grpc,
+    replay_pb2,
+    replay_pb2_grpc,
 )
 
 SEAT_TOKEN_KEY = "x-parlour-seat-token"
@@ -104,6 +107,7 @@ class _Stubs:
     lobby: lobby_pb2_grpc.LobbyServiceAsyncStub
     play: play_pb2_grpc.PlayServiceAsyncStub
     bots: bots_pb2_grpc.BotServiceAsyncStub
+    replay: replay_pb2_grpc.ReplayServiceAsyncStub
     in_flight: int = 0
     retired: bool = False
 
@@ -154,6 +158,8 @@ class ParlourClient:
         #: TLS (see :func:`parlour.client.tls_credentials`); None: plaintext
         self.credentials = credentials
         self._current = 0
+        #: table id -> the contribution this client sent for its seat there (hex)
+        self.entropy: dict[str, str] = {}
         self._stubs: _Stubs | None = None
         # every channel not yet closed: the current one and retired ones still in use
         self._open: set[_Stubs] = set()
@@ -189,6 +195,7 @@ class ParlourClient:
                 lobby_pb2_grpc.LobbyServiceStub(channel),
                 play_pb2_grpc.PlayServiceStub(channel),
                 bots_pb2_grpc.BotServiceStub(channel),
+                replay_pb2_grpc.ReplayServiceStub(channel),
             )
             self._open.add(self._stubs)
         return self._stubs
@@ -277,8 +284,12 @@ class ParlourClient:
         host_player_name: str = "",
         host_takes_seat: bool = False,
         host_seat: int | None = None,
+        players_entropy: bool = False,
     ) -> lobby_pb2.HostTableResponse:
         """Set up a table. ``seat_setup`` is per seat ("person", "") or ("bot", level).
+
+        The host's seat contributes 32 random bytes to the deals (used when
+        ``players_entropy`` is on); :attr:`entropy` remembers them by table.
 
         Option values may be given as bools or ints; they travel as text.
         Not retried (a retry could host two tables).
@@ -295,12 +306,17 @@ class ParlourClient:
             name=name,
             host_player_name=host_player_name,
             host_takes_seat=host_takes_seat,
+            players_entropy=players_entropy,
+            host_entropy=secrets.token_hex(32) if host_takes_seat else "",
         )
         if host_seat is not None:
             request.host_seat = host_seat
-        return await self._call(
+        response: lobby_pb2.HostTableResponse = await self._call(
             lambda s: s.lobby.HostTable(request, timeout=self.timeout), idempotent=False
         )
+        if request.host_entropy:
+            self.entropy[response.table.table_id] = request.host_entropy
+        return response
 
     async def list_tables(
         self, *, game: str = "", status: str = "open", page_size: int = 0
@@ -332,12 +348,33 @@ class ParlourClient:
     async def join_table(
         self, table_id: str, player_name: str, seat: int | None = None
     ) -> lobby_pb2.JoinTableResponse:
-        """Take a person seat (``seat``, or any free one). Not retried."""
-        request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=player_name)
+        """Take a person seat (``seat``, or any free one). Not retried.
+
+        The seat contributes 32 random bytes to the deals (used when the table
+        has players' entropy); :attr:`entropy` remembers them by table.
+        """
+        request = lobby_pb2.JoinTableRequest(
+            table_id=table_id, player_name=player_name, entropy=secrets.token_hex(32)
+        )
         if seat is not None:
             request.seat = seat
-        return await self._call(
+        response: lobby_pb2.JoinTableResponse = await self._call(
             lambda s: s.lobby.JoinTable(request, timeout=self.timeout), idempotent=False
+        )
+        self.entropy[table_id] = request.entropy
+        return response
+
+    async def get_replay(
+        self, table_id: str, seat: int | None = None, seat_token: str | None = None
+    ) -> replay_pb2.GetReplayResponse:
+        """A table's log: whole once the game is over, else cut to ``seat`` (or a spectator)."""
+        request = replay_pb2.GetReplayRequest(table_id=table_id)
+        if seat is not None:
+            request.seat = seat
+        metadata = self._seat_metadata(seat, seat_token)
+        return await self._call(
+            lambda s: s.replay.GetReplay(request, timeout=self.timeout, metadata=metadata),
+            idempotent=True,
         )
 
     async def leave_table(self, table_id: str, seat: int, seat_token: str) -> lobby_pb2.Table:

@@ -8,10 +8,18 @@
 //
 //   node play.js --server 127.0.0.1:50051 --game hearts [--seats 4]
 //        [--option target=32 ...] [--bot-level random] [--drop-every 25]
-//        [--seed 7] [--json]
+//        [--seed 7] [--no-players-entropy] [--json]
+//   node play.js --check-replay REPLAY.json   (a GetReplayResponse as JSON)
 //
-// Exit status: 0 when the game was played to its end with every version seen,
-// 1 on any error (the message says what happened).
+// At the end it verifies every deal of the finished game on its own (Node's
+// crypto; docs/fair-deals.md): each revealed deck and salt must hash to the
+// commitment it saw in the Watch stream before the deal was played, and with
+// players' entropy (on unless --no-players-entropy; it contributes its own
+// random value) each deck must be the documented shuffle of the server's
+// seed and the players' contributions.
+//
+// Exit status: 0 when the game was played to its end with every version seen
+// and every deal verified, 1 on any error (the message says what happened).
 "use strict";
 
 const path = require("node:path");
@@ -33,6 +41,8 @@ function parseArgs(argv) {
     dropEvery: 0,
     seed: Date.now() % 1000003,
     json: false,
+    playersEntropy: true,
+    checkReplay: "",
     name: "Node",
   };
   for (let i = 0; i < argv.length; i++) {
@@ -52,6 +62,8 @@ function parseArgs(argv) {
     else if (flag === "--seed") args.seed = Number(value());
     else if (flag === "--name") args.name = value();
     else if (flag === "--json") args.json = true;
+    else if (flag === "--no-players-entropy") args.playersEntropy = false;
+    else if (flag === "--check-replay") args.checkReplay = value();
     else throw new Error(`unknown argument ${flag} (see the top of play.js)`);
   }
   return args;
@@ -100,6 +112,87 @@ function withToken(key, token) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// -- verifying deals (docs/fair-deals.md), with Node's crypto only --------------------
+
+const sha256 = (data) => crypto.createHash("sha256").update(data).digest();
+const sha256Hex = (text) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
+
+function dealCommitment(cards, salt) {
+  return sha256Hex(`parlour-deal-v1\n${salt}\n${cards.join(" ")}`);
+}
+
+// The documented shuffle: sorted codes, Fisher-Yates over a SHA-256 counter stream.
+function derivedDeck(cards, seed, contributions, n) {
+  const key = sha256(Buffer.from(`parlour-shuffle-v1\n${seed}\n${contributions.join(",")}\n${n}`, "utf8"));
+  let counter = 0;
+  let buffer = Buffer.alloc(0);
+  const nextWord = () => {
+    if (buffer.length < 4) {
+      const index = Buffer.alloc(4);
+      index.writeUInt32BE(counter++);
+      buffer = Buffer.concat([buffer, sha256(Buffer.concat([key, index]))]);
+    }
+    const word = buffer.readUInt32BE(0);
+    buffer = buffer.subarray(4);
+    return word;
+  };
+  const deck = [...cards].sort();
+  for (let i = deck.length - 1; i > 0; i--) {
+    const span = i + 1;
+    const limit = 2 ** 32 - (2 ** 32 % span);
+    let u = nextWord();
+    while (u >= limit) u = nextWord();
+    const r = u % span;
+    [deck[i], deck[r]] = [deck[r], deck[i]];
+  }
+  return deck;
+}
+
+// Check every deal of a finished game's replay; `announced` maps deal number
+// -> the commitment seen during play. Returns {verified, entropy}; throws at
+// the first event that fails, naming it.
+function verifyDeals(replay, announced = new Map(), mine = null) {
+  if (!replay.finished) throw new Error("the game is not over: deals are revealed at the end");
+  let seed = "";
+  let entropy = false;
+  let contributions = [];
+  let deal = 0;
+  let verified = 0;
+  for (const event of replay.events) {
+    const payload = JSON.parse(event.payload_json);
+    const where = `event ${event.seq} (${event.type})`;
+    if (event.type === "TableHosted" && payload.players_entropy) {
+      entropy = true;
+      seed = payload.server_seed || "";
+      if (sha256Hex(`parlour-seed-v1\n${seed}`) !== payload.server_seed_commitment) {
+        throw new Error(`${where}: the server seed does not match its commitment`);
+      }
+    } else if (event.type === "GameStarted" && entropy) {
+      contributions = payload.contributions || [];
+      if (mine && contributions[mine.seat] !== mine.entropy) {
+        throw new Error(`${where}: our contribution is not the one used`);
+      }
+    } else if (event.type === "CardsDealt") {
+      const number = deal++;
+      if (!payload.commitment) continue; // an old log's deal: nothing committed
+      if (dealCommitment(payload.cards, payload.salt) !== payload.commitment) {
+        throw new Error(`${where}: deal ${number}'s deck and salt do not match its commitment`);
+      }
+      if (announced.has(number) && announced.get(number) !== payload.commitment) {
+        throw new Error(`${where}: deal ${number}'s commitment is not the one announced during play`);
+      }
+      if (new Set(payload.cards).size !== payload.cards.length) {
+        throw new Error(`${where}: deal ${number}'s deck repeats a card`);
+      }
+      if (entropy && derivedDeck(payload.cards, seed, contributions, number).join(" ") !== payload.cards.join(" ")) {
+        throw new Error(`${where}: deal ${number}'s deck is not the shuffle of the seed and contributions`);
+      }
+      verified += 1;
+    }
+  }
+  return { verified, entropy };
+}
+
 // Everything about the one seat this client plays.
 class Player {
   constructor(contract, args) {
@@ -120,6 +213,8 @@ class Player {
     this.handsSeen = new Map(); // hand_number -> last_hand, as each hand ended
     this.view = null;
     this.failure = null; // the first error of an act made while watching
+    this.commitments = new Map(); // deal number -> commitment, as Watch announced it
+    this.entropy = crypto.randomBytes(32).toString("hex"); // our contribution to the deals
   }
 
   async host() {
@@ -140,6 +235,8 @@ class Player {
       seat_setup: seatSetup,
       host_player_name: this.args.name,
       host_takes_seat: true,
+      players_entropy: this.args.playersEntropy,
+      host_entropy: this.entropy,
     });
     this.game = game;
     this.tableId = hosted.table.table_id;
@@ -206,6 +303,7 @@ class Player {
         throw new Error(`missed a version: expected event ${expected}, got ${got}`);
       }
       this.seen.add(got);
+      if (event.type === "CardsDealt") this.commitments.set(this.commitments.size, event.deal_commitment);
       expected += 1;
     }
     if (update.events.length && expected - 1 !== version) {
@@ -274,6 +372,10 @@ class Player {
     if (!replay.finished) throw new Error("the replay says the game is not finished");
     const missing = replay.events.map((e) => Number(e.seq)).filter((seq) => !this.seen.has(seq));
     if (missing.length) throw new Error(`versions never seen through Watch: ${missing.join(", ")}`);
+    this.deals = verifyDeals(replay, this.commitments, { seat: this.seat, entropy: this.entropy });
+    if (this.deals.verified !== this.commitments.size) {
+      throw new Error(`${this.commitments.size} deals announced, ${this.deals.verified} verified`);
+    }
     return Number(replay.version);
   }
 
@@ -311,11 +413,19 @@ function describe(player, finalVersion) {
     resumes: player.resumes,
     dropped_on_purpose: player.dropped,
     versions_seen: player.seen.size,
+    deals_verified: player.deals.verified,
+    players_entropy: player.deals.entropy,
   };
 }
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
+  if (args.checkReplay) {
+    const replay = JSON.parse(require("node:fs").readFileSync(args.checkReplay, "utf8"));
+    const { verified, entropy } = verifyDeals(replay);
+    console.log(`${verified} deals verified${entropy ? " (derived from the seeds)" : ""}`);
+    return;
+  }
   const player = new Player(loadContract(), args);
   try {
     await player.host();
@@ -328,6 +438,11 @@ async function main() {
     console.log(
       `${result.moves} moves, ${result.versions_seen} of ${finalVersion} versions seen through Watch, ` +
         `${result.resumes} resumes (${result.dropped_on_purpose} drops on purpose)`,
+    );
+    console.log(
+      `${result.deals_verified} deals verified: each revealed deck and salt hash to the commitment ` +
+        "announced before the deal was played" +
+        (result.players_entropy ? ", and each deck is the documented shuffle of the server's seed and the players' contributions (ours included)" : ""),
     );
     if (args.json) console.log(JSON.stringify(result));
   } finally {

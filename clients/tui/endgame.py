@@ -1,4 +1,4 @@
-"""The end of a game: the winner, the final scores, and how to see the replay."""
+"""The end of a game: the winner, the final scores, the deal check, and how to see the replay."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from parlour.client import ParlourError
+from parlour.client.fairdeal import DealReport, verify_deals
 from parlour.v1 import play_pb2
 from parlour.words import say
 
@@ -28,6 +29,18 @@ from .summary import describe_hand, end_words, join_names, player_name, summary_
 def replay_command(table_id: str) -> str:
     """The shell command that replays this game from the server's database, checking digests."""
     return f"parlour replay {table_id}"
+
+
+def deal_check_text(report: DealReport) -> Text:
+    """The deal check's outcome and what was checked."""
+    if not report.ok:
+        return Text(f"✗ {report.headline()}", style="bold red")
+    seeds = " (from the server's seed and the players' contributions)" if report.entropy else ""
+    count = "The deal was" if report.verified == 1 else f"All {report.verified} deals were"
+    text = Text(f"✓ {count} verified{seeds}:", style="bold green")
+    for line in report.checks:
+        text.append(f"\n  • {line}", style="green")
+    return text
 
 
 class GameOverScreen(ModalScreen[None]):
@@ -72,6 +85,31 @@ class GameOverScreen(ModalScreen[None]):
         with VerticalScroll(classes="dialog", id="game-over") as box:
             box.border_title = "The end"
             yield Static(Group(*parts, offer), id="game-over-body")
+            yield Static(Text("Checking the deals…", style="dim"), id="deal-check")
+
+    def on_mount(self) -> None:
+        self.check_deals()
+
+    @work(exclusive=True, group="deals")
+    async def check_deals(self) -> None:
+        """Read the finished game's replay and check every deal here (docs/fair-deals.md)."""
+        client = session(self).client
+        fetch = getattr(client, "get_replay", None)
+        if fetch is None:
+            return
+        try:
+            replay = await fetch(self.seat.table_id)
+        except ParlourError as error:
+            report = DealReport(failure=f"the replay could not be read ({error.message})")
+        else:
+            announced = {
+                number: event.deal_commitment
+                for number, event in enumerate(e for e in self.events if e.type == "CardsDealt")
+            }
+            mine = getattr(client, "entropy", {}).get(self.seat.table_id, "")
+            me = self.final_view.seat if self.final_view.HasField("seat") else None
+            report = verify_deals(replay, announced, mine, me)
+        self.query_one("#deal-check", Static).update(deal_check_text(report))
 
     def action_lobby(self) -> None:
         self.dismiss(None)

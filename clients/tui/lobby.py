@@ -193,6 +193,7 @@ class LobbyScreen(Screen[None]):
                 host_player_name=setup.player_name,
                 host_takes_seat=True,
                 host_seat=0,
+                players_entropy=True,  # no single party chooses a deck (docs/fair-deals.md)
             )
         except ParlourError as error:
             self.say(f"Could not host: {error.message}", "red")

@@ -269,15 +269,26 @@ class HandSummaryScreen(ModalScreen[None]):
         Binding("escape", "close", "Next hand", show=False),
     ]
 
-    def __init__(self, result: HandResult, me: int | None = None) -> None:
+    def __init__(self, result: HandResult, me: int | None = None, sealed: str = "") -> None:
         super().__init__()
         self.result = result
         self.me = me
+        #: the commitment announced for this hand's deal (its last, for a Crazy 8s rebuild)
+        self.sealed = sealed
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog") as box:
             box.border_title = f"Hand {self.result.hand} is over"
             yield Static(summary_body(self.result, self.me), id="summary-body")
+            if self.sealed:
+                yield Static(
+                    Text(
+                        f"This deal was sealed before play (commitment {self.sealed[:12]}…); "
+                        "the deck is revealed and checked when the game ends.",
+                        style="dim",
+                    ),
+                    id="deal-sealed",
+                )
             yield Static(Text("Enter: next hand", style="dim"))
 
     def action_close(self) -> None:

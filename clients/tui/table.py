@@ -254,7 +254,13 @@ class TableScreen(Screen[None]):
             self.told.append((update.version, f"hand {result.hand} is over"))
             if not view.is_over:  # the game-over screen shows the final hand itself
                 me = view.seat if view.HasField("seat") else None
-                self.app.push_screen(HandSummaryScreen(result, me))
+                first_new = min((event.version for event in update.events), default=update.version)
+                sealed = [
+                    event.deal_commitment
+                    for event in self.events
+                    if event.type == "CardsDealt" and event.version < first_new
+                ]
+                self.app.push_screen(HandSummaryScreen(result, me, sealed[-1] if sealed else ""))
 
     def _hold(self, trick: play_pb2.Trick) -> None:
         self.held = (trick, time.monotonic() + HOLD_SECONDS)

@@ -1,6 +1,7 @@
 // The lobby: host a table (the form is built from the catalogue's option
 // schema and bot levels), join or watch an open table, rejoin a saved seat.
 import { forgetSeat, rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
+import { randomHex } from "./fairdeal.js";
 import { escape } from "./summary.js";
 import { botLevelLabel, optionLabel, optionValue } from "./words.js";
 
@@ -85,12 +86,15 @@ export class LobbyScreen {
     button.disabled = true;
     try {
       const game = this.game();
+      const entropy = randomHex();
       const hosted = await rpc("LobbyService/HostTable", {
         game: game.id, seats: seatSetup.length, options, seatSetup,
         name: `${name}'s ${game.name}`, hostPlayerName: name, hostTakesSeat: true, hostSeat: 0,
+        // every table this browser hosts has players' entropy: no single party chooses a deck
+        playersEntropy: true, hostEntropy: entropy,
       });
       const tableId = hosted.table.tableId;
-      saveSeat(tableId, { seat: hosted.seat || 0, token: hosted.seatToken, hostToken: hosted.hostToken, name, game: game.id });
+      saveSeat(tableId, { seat: hosted.seat || 0, token: hosted.seatToken, hostToken: hosted.hostToken, name, game: game.id, entropy });
       if (seatSetup.slice(1).every((s) => s.kind === "SEAT_KIND_BOT")) {
         await rpc("LobbyService/StartTable", { tableId }, { host: hosted.hostToken });
       }
@@ -152,8 +156,9 @@ export class LobbyScreen {
     saveName(name);
     try {
       const table = (await rpc("LobbyService/GetTable", { tableId })).table;
-      const joined = await rpc("LobbyService/JoinTable", { tableId, playerName: name });
-      saveSeat(tableId, { seat: joined.seat || 0, token: joined.seatToken, name, game: table.game });
+      const entropy = randomHex();  // this seat's contribution to the deals
+      const joined = await rpc("LobbyService/JoinTable", { tableId, playerName: name, entropy });
+      saveSeat(tableId, { seat: joined.seat || 0, token: joined.seatToken, name, game: table.game, entropy });
       this.openTable(tableId);
     } catch (error) {
       this.root.querySelector("#host-form .refusal").textContent = error.message;

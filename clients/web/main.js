@@ -3,6 +3,7 @@
 // (found again in localStorage) or a spectator's view, #/join/ID an invitation.
 import { rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { LobbyScreen } from "./lobby.js";
+import { randomHex } from "./fairdeal.js";
 import { escape } from "./summary.js";
 import { TableScreen } from "./table.js";
 
@@ -56,8 +57,9 @@ async function invitation(tableId) {
     const name = root.querySelector("#name").value.trim() || "Guest";
     saveName(name);
     try {
-      const joined = await rpc("LobbyService/JoinTable", { tableId, playerName: name });
-      saveSeat(tableId, { seat: joined.seat || 0, token: joined.seatToken, name, game: table && table.game });
+      const entropy = randomHex();  // this seat's contribution to the deals
+      const joined = await rpc("LobbyService/JoinTable", { tableId, playerName: name, entropy });
+      saveSeat(tableId, { seat: joined.seat || 0, token: joined.seatToken, name, game: table && table.game, entropy });
       go(`#/table/${tableId}`);
     } catch (error) { refusal.textContent = error.message; }
   };

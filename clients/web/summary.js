@@ -137,7 +137,7 @@ export function endWords(view) {
 }
 
 /** The summary as a panel: a heading, a table of the hand by player, the sentences, a button. */
-export function renderSummary(result, { last, onContinue }) {
+export function renderSummary(result, { last, sealed, onContinue }) {
   const panel = document.createElement("div");
   panel.className = "overlay summary";
   panel.setAttribute("role", "dialog");
@@ -152,6 +152,8 @@ export function renderSummary(result, { last, onContinue }) {
     `<div class="overlay-card"><h2>Hand ${result.hand} is over</h2><p class="muted dealt">dealt by ${escape(result.dealer)}</p>` +
     `<table class="result"><thead><tr><th>Player</th>${head}</tr></thead><tbody>${rows}</tbody></table>` +
     (result.lines.length ? `<ul class="result-lines">${result.lines.map((l) => `<li>${escape(l)}</li>`).join("")}</ul>` : "") +
+    (sealed ? `<p class="deal-sealed muted" title="${escape(sealed)}">This deal was sealed before play (commitment ${escape(sealed.slice(0, 12))}…); ` +
+      "the deck is revealed and checked when the game ends.</p>" : "") +
     `<button class="primary" data-continue>${last ? "See the final result" : "Next hand"}</button></div>`;
   const button = panel.querySelector("[data-continue]");
   button.onclick = () => onContinue();

@@ -5,6 +5,7 @@
 // its summary before the next deal, however fast the next update comes.
 import { ApiError, forgetSeat, rpc, watch } from "./api.js";
 import { card, inlineCard } from "./cards.js";
+import { verifyDeals } from "./fairdeal.js";
 import { endWords, escape, handResult, playerName, renderSummary } from "./summary.js";
 import {
   SUIT_SYMBOL, SUIT_WORD, actionLabel, eventWords, cardName, cardWords, joinNames, optionLabel, optionValue,
@@ -34,6 +35,8 @@ export class TableScreen {
     this.log = [];
     this.sheetOpen = false;
     this.sending = false;
+    this.commitments = [];   // [version, commitment] of each deal, as Watch announced it
+    this.dealCheck = null;   // the finished game's deal check: null (not yet), "checking", or its result
     this.root.innerHTML = "";
     this.root.className = "table-screen";
     this.stop = watch(tableId, held ? held.seat : null, held ? held.token : null, {
@@ -104,7 +107,9 @@ export class TableScreen {
       this.centreTrick = last;
       this.render();
       if (last) await sleep(HOLD_MS);
-      await this.summary(result, view.isOver);
+      const firstNew = Math.min(...(update.events || []).map((e) => Number(e.version)), Infinity);
+      const sealed = this.commitments.filter(([version]) => version < firstNew).pop();
+      await this.summary(result, view.isOver, sealed ? sealed[1] : "");
       this.centreTrick = null;
     } else if (freshTrick) {
       this.shown = view;
@@ -117,10 +122,11 @@ export class TableScreen {
     this.render();
   }
 
-  summary(result, last) {
+  summary(result, last, sealed) {
     return new Promise((resolve) => {
       const panel = renderSummary(result, {
         last,
+        sealed,
         onContinue: () => { panel.remove(); resolve(); },
       });
       this.root.appendChild(panel);
@@ -131,6 +137,9 @@ export class TableScreen {
 
   noteEvents(events, view) {
     for (const event of events) {
+      if (event.type === "CardsDealt" && !this.commitments.some(([v]) => v === Number(event.version))) {
+        this.commitments.push([Number(event.version), event.dealCommitment || ""]);
+      }
       // each pass is one line when the cards change hands, not three "chose a card" lines
       if (event.action && event.action.kind === "ACTION_KIND_GIVE") continue;
       const line = eventWords(event, view);
@@ -178,6 +187,7 @@ export class TableScreen {
     if (this.sheetOpen) this.root.appendChild(this.scoreSheet(view));
     if (view.isOver && !summary) {
       this.root.appendChild(this.gameOver(view));
+      if (this.dealCheck === null) this.checkDeals();
       if (this.held) forgetSeat(this.tableId);  // nothing left to rejoin
     }
     if (summary) this.root.appendChild(summary);
@@ -499,10 +509,38 @@ export class TableScreen {
       `<ol class="standings">${order.map((p) => `<li class="${(view.winners || []).includes(p.seat || 0) ? "won" : ""}">` +
         `<span>${escape(playerName(view, p.seat || 0))}${p.seat === this.me() ? " (you)" : ""}</span>` +
         `<strong>${(view.scores || [])[p.seat || 0] ?? p.score ?? 0}</strong></li>`).join("")}</ol>` +
+      this.dealCheckHtml() +
       `<div class="buttons"><button data-sheet>Score sheet</button><button class="primary" data-lobby>Back to the lobby</button></div></div>`;
     panel.querySelector("[data-sheet]").onclick = () => { this.sheetOpen = true; this.render(); };
     panel.querySelector("[data-lobby]").onclick = () => this.onLeave();
     return panel;
+  }
+
+  /** Fetch the finished game's replay and check its deals here, in the browser. */
+  async checkDeals() {
+    this.dealCheck = "checking";
+    try {
+      const replay = await rpc("ReplayService/GetReplay", { tableId: this.tableId });
+      const announced = new Map(this.commitments.map(([, commitment], n) => [n, commitment]));
+      const mine = this.held && this.held.entropy ? { seat: this.held.seat, entropy: this.held.entropy } : null;
+      this.dealCheck = verifyDeals(replay, announced, mine);
+    } catch (error) {
+      this.dealCheck = { ok: false, failure: `the replay could not be read (${error.message})`, checks: [] };
+    }
+    const box = this.root.querySelector(".deal-check");
+    if (box) box.outerHTML = this.dealCheckHtml();
+  }
+
+  dealCheckHtml() {
+    const check = this.dealCheck;
+    if (!check || check === "checking") return `<div class="deal-check pending">Checking the deals…</div>`;
+    if (!check.ok) {
+      return `<div class="deal-check failed" role="alert"><strong>✗ Deal check failed:</strong> ${escape(check.failure || "no committed deal to check")}</div>`;
+    }
+    const what = check.entropy ? " (dealt from the server's seed and the players' contributions)" : "";
+    const count = check.verified === 1 ? "The deal was" : `All ${check.verified} deals were`;
+    return `<div class="deal-check verified"><strong>✓ ${count} verified${escape(what)}</strong>` +
+      `<ul>${check.checks.map((line) => `<li>${escape(line)}</li>`).join("")}</ul></div>`;
   }
 
   rank(view, player) {

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from parlour.replay import ReplayError, replay
-from parlour.service import auth, domain
+from parlour.service import auth, deals, domain
 from parlour.service.fold import (
     CARDS_DEALT,
     GAME_STARTED,
@@ -110,7 +110,10 @@ async def fork_game(
 
     host_token = auth.new_token()
     seat_rows, seat_tokens, seated = _seat(kinds, table)
-    hosted = dict(setup)
+    # The fork's deals are its own: fresh shuffles (committed), not derived
+    # from the source's seed, which is not copied.
+    entropy_keys = ("players_entropy", "server_seed", "server_seed_commitment")
+    hosted = {key: value for key, value in setup.items() if key not in entropy_keys}
     hosted.update(
         seat_kinds=[kind.kind for kind in kinds],
         bot_levels=[kind.bot_level for kind in kinds],
@@ -129,7 +132,15 @@ async def fork_game(
         deck = list(cards)
         (rng or secrets.SystemRandom()).shuffle(deck)
         state.deal(deck)
-        payload: dict[str, Any] = {"cards": [str(card) for card in deck]}
+        codes = [str(card) for card in deck]
+        salt = deals.new_secret()
+        number = sum(event.type == CARDS_DEALT for event in first)
+        payload: dict[str, Any] = {
+            "cards": codes,
+            "deal": number,
+            "salt": salt,
+            "commitment": deals.commitment(codes, salt),
+        }
         previous = next((event.digest for event in reversed(first) if event.digest), "")
         digest = chained_digest(previous, CARDS_DEALT, payload, state)
         first.append(NewEvent(CARDS_DEALT, payload, digest, current_version(CARDS_DEALT)))

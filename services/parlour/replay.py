@@ -8,6 +8,11 @@ replay recomputes it and stops at the first event whose result differs,
 naming that event. Events written with an older schema are read through the
 upcasters in ``service/upcast.py``, exactly as the service's fold reads them.
 
+Every committed deal is verified too (``service/deals.py``): the revealed
+deck and salt must hash to the commitment published before the deal was
+played, and with players' entropy the deck must be the one the server's seed
+(checked against its commitment) and the seats' contributions derive.
+
 The export format is JSON lines, one event per line, in seq order::
 
     {"seq": 1, "type": "TableHosted", "schema_version": 1, "payload": {...}, "digest": ""}
@@ -31,6 +36,7 @@ from parlour.engine.base import GameState
 from parlour.engine.cards import Card
 from parlour.engine.errors import EngineError
 from parlour.service.database import open_store
+from parlour.service.deals import DealChecker, DealCheckFailed
 from parlour.service.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,
@@ -159,15 +165,20 @@ class Step:
     setup: dict[str, Any]
 
 
-def replay(events: Iterable[StoredEvent], *, check: bool = True) -> Iterator[Step]:
+def replay(
+    events: Iterable[StoredEvent], *, check: bool = True, deals: DealChecker | None = None
+) -> Iterator[Step]:
     """Fold ``events`` one by one with the engine, yielding each step.
 
     With ``check`` (the default) every stored digest is compared with the
     recomputed one and a ``GameFinished`` event's scores with the engine's;
     the first difference raises :class:`ReplayError`, as does an event the
-    engine refuses or a gap in the seqs.
+    engine refuses or a gap in the seqs. Checking also verifies every deal's
+    commitment (and derivation) with ``deals`` (a fresh :class:`DealChecker`
+    if not given), raising at the first that fails.
     """
     folded = Folded()
+    checker = deals if deals is not None else DealChecker()
     for stored in events:
         if stored.seq != folded.seq + 1:
             raise ReplayError(
@@ -190,6 +201,12 @@ def replay(events: Iterable[StoredEvent], *, check: bool = True) -> Iterator[Ste
         if check:
             digest = event_digest(stored, previous, state) if state is not None else ""
             _check(event, state, digest)
+            try:
+                checker.check(event.type, event.payload)
+            except DealCheckFailed as failed:
+                raise ReplayError(
+                    event.seq, event.type, failed.expected, failed.got, failed.what
+                ) from None
         yield Step(event, state, digest, folded.setup)
 
 
@@ -278,7 +295,8 @@ def summarize(events: Sequence[StoredEvent], *, check: bool = True) -> dict[str,
     digests: list[list[Any]] = []
     checked = 0
     last: Step | None = None
-    for step in replay(events, check=check):
+    deals = DealChecker()
+    for step in replay(events, check=check, deals=deals):
         if step.state is not None:
             digests.append([step.event.seq, step.digest])
         checked += bool(step.event.digest)
@@ -297,6 +315,9 @@ def summarize(events: Sequence[StoredEvent], *, check: bool = True) -> dict[str,
         "scores": list(state.scores()) if state else [],
         "winners": list(state.winners()) if state else [],
         "digests": digests,
+        "deals_verified": deals.verified,
+        "deals_uncommitted": deals.uncommitted,
+        "players_entropy": deals.entropy,
     }
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from parlour.migrate import database_url_argument
 from parlour.narrate import Narrator
 from parlour.replay import ReplayError, load_log, read_log, replay, summarize
+from parlour.service.deals import DealChecker
 from parlour.service.store import StoredEvent
 
 
@@ -101,7 +102,8 @@ class _Stop(Exception):
 def _tell(events: Sequence[StoredEvent], seat: int | None, step: bool) -> None:
     narrator = Narrator(seat)
     interactive = step and sys.stdin.isatty()
-    for replayed in replay(events):
+    deals = DealChecker()
+    for replayed in replay(events, deals=deals):
         seats = int(replayed.setup.get("seats", 0))
         if seat is not None and seats and not 0 <= seat < seats:
             raise SystemExit(f"parlour replay: the table has seats 0 to {seats - 1}, not {seat}")
@@ -110,3 +112,17 @@ def _tell(events: Sequence[StoredEvent], seat: int | None, step: bool) -> None:
         sys.stdout.flush()
         if interactive and input("").strip().lower() in ("q", "quit"):
             raise _Stop
+    print(_deals_line(deals))
+
+
+def _deals_line(deals: DealChecker) -> str:
+    """What was verified of the deals (printed once the whole log replayed)."""
+    parts = []
+    if deals.verified:
+        checked = "its commitment"
+        if deals.entropy:
+            checked += " and its derivation from the server seed and players' contributions"
+        parts.append(f"{deals.verified} deal(s) verified: {checked}, and every card in play")
+    if deals.uncommitted:
+        parts.append(f"{deals.uncommitted} deal(s) written before deals were committed")
+    return "Deals: " + ("; ".join(parts) if parts else "none")

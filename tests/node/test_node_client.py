@@ -2,8 +2,11 @@
 on Postgres with a real `parlour worker` playing the bots: one full game of each
 of the four games, played by legal-action ids from the .proto files alone, with
 the watch stream dropped on purpose every few messages and resumed. The client
-checks that every version of the log came through its watch; this test checks
-what it printed against the log folded from the database.
+checks that every version of the log came through its watch and verifies
+every deal of the finished game on its own (players' entropy on: each deck
+from the seeds, each commitment as announced); this test checks what it
+printed against the log folded from the database, and that its check of a
+replay (``--check-replay``) names a tampered salt.
 
 Needs Node.js and npm: skipped without them, except under CI=true where their
 absence fails. The client's packages are installed with `npm ci` from the
@@ -21,7 +24,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,7 +138,7 @@ def served(postgres_url: str, tmp_path: Path) -> Iterator[str]:
 
 
 def test_the_node_client_plays_a_full_game_of_each_game(
-    node: str, served: str, postgres_url: str
+    node: str, served: str, postgres_url: str, tmp_path: Path
 ) -> None:
     store = DbLog(postgres_url)
     try:
@@ -167,5 +172,46 @@ def test_the_node_client_plays_a_full_game_of_each_game(
             assert result["last_hand"]["text"] == last.text
             assert game in result["last_hand"], result["last_hand"]
             assert "is over" in done.stdout
+            # it verified every deal, each derived from the seeds
+            events = store.read(result["table_id"])
+            deals = [event for event in events if event.type == "CardsDealt"]
+            assert result["deals_verified"] == len(deals) > 0 and result["players_entropy"]
+            assert f"{len(deals)} deals verified" in done.stdout
+        _check_replay_file(node, events, tmp_path)
     finally:
         store.close()
+
+
+def _check_replay_file(node: str, events: list[Any], tmp_path: Path) -> None:
+    """The client's own deal check on a finished game's replay: whole, then with a salt changed."""
+
+    def run(log: list[Any]) -> subprocess.CompletedProcess[str]:
+        replay = {
+            "finished": True,
+            "events": [
+                {"seq": e.seq, "type": e.type, "payload_json": json.dumps(e.payload)} for e in log
+            ],
+        }
+        path = tmp_path / "replay.json"
+        path.write_text(json.dumps(replay), encoding="utf-8")
+        return subprocess.run(
+            [node, "play.js", "--check-replay", str(path)],
+            cwd=CLIENT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    deals = [n for n, event in enumerate(events) if event.type == "CardsDealt"]
+    done = run(events)
+    assert done.returncode == 0 and f"{len(deals)} deals verified" in done.stdout, done.stderr
+    changed = list(events)
+    third = deals[min(2, len(deals) - 1)]
+    payload = {**events[third].payload, "salt": "0" * 64}
+    changed[third] = replace(events[third], payload=payload)
+    done = run(changed)
+    assert done.returncode == 1
+    number = payload["deal"]
+    seq = events[third].seq
+    assert f"event {seq} (CardsDealt): deal {number}'s deck and salt" in done.stderr

@@ -26,6 +26,7 @@ from parlour.service.app import GameService
 from parlour.service.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,
+    CHAINED_FROM,
     GAME_STARTED,
     Folded,
     chained_digest,
@@ -94,9 +95,11 @@ async def test_the_service_writes_deals_at_the_current_schema_version(store: Eve
     played = await play_game(app, "kaiser", 4, random.Random(3))
     events = await store.read(played.table_id)
     deals = [event for event in events if event.type == CARDS_DEALT]
-    assert (current_version(CARDS_DEALT), current_version(ACTION_TAKEN)) == (3, 2)
-    assert deals and all(event.schema_version == 3 for event in deals)
+    assert (current_version(CARDS_DEALT), current_version(ACTION_TAKEN)) == (4, 2)
+    assert deals and all(event.schema_version == 4 for event in deals)
     assert all(isinstance(event.payload["cards"], list) for event in deals)
+    assert [event.payload["deal"] for event in deals] == list(range(len(deals)))
+    assert all(len(event.payload["commitment"]) == 64 for event in deals)
     actions = [event for event in events if event.type == ACTION_TAKEN]
     assert actions and all(event.schema_version == 2 for event in actions)
 
@@ -104,12 +107,12 @@ async def test_the_service_writes_deals_at_the_current_schema_version(store: Eve
 def test_a_schema_version_newer_than_this_code_is_refused_by_name() -> None:
     events = load_log(OLD_LOG)
     first_deal = next(n for n, event in enumerate(events) if event.type == CARDS_DEALT)
-    events[first_deal] = replace(events[first_deal], schema_version=4)
+    events[first_deal] = replace(events[first_deal], schema_version=5)
     with pytest.raises(ReplayError) as refused:
         summarize(events)
     assert refused.value.seq == events[first_deal].seq
     assert refused.value.type == CARDS_DEALT
-    assert "schema version 4 is newer" in str(refused.value)
+    assert "schema version 5 is newer" in str(refused.value)
     with pytest.raises(UnknownSchemaVersion):
         upcast(events[first_deal])
 
@@ -117,7 +120,8 @@ def test_a_schema_version_newer_than_this_code_is_refused_by_name() -> None:
 def whole_state_digest_log(game: str, seats: int, seed: int, switch_at: int | None) -> Log:
     """A random full game logged as before chained digests (``CardsDealt`` 2 and
     ``ActionTaken`` 1, each digest a hash of the whole state); from the
-    ``switch_at``-th game event on (if given) as today's writer logs it."""
+    ``switch_at``-th game event on (if given) with chained digests (``CardsDealt`` 3,
+    ``ActionTaken`` 2: deals not yet committed)."""
     rng = random.Random(seed)
     resolved = get_game(game).resolve(seats, {})
     folded = Folded(state=get_game(game).new(seats, resolved))
@@ -137,9 +141,9 @@ def whole_state_digest_log(game: str, seats: int, seed: int, switch_at: int | No
             state.apply(seat, action)
             kind, payload = ACTION_TAKEN, {"seat": seat, "action": str(action)}
         if switch_at is not None and len(events) >= switch_at:
-            version, digest = current_version(kind), folded.digest_next(kind, payload)
+            version, digest = CHAINED_FROM[kind], folded.digest_next(kind, payload)
         else:
-            version, digest = current_version(kind) - 1, state.digest()
+            version, digest = CHAINED_FROM[kind] - 1, state.digest()
             folded.digest = digest
         events.append(_event(len(events) + 1, kind, version, payload, digest))
     final = {"scores": list(state.scores()), "winners": list(state.winners())}

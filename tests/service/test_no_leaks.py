@@ -8,7 +8,9 @@ logs while the game is on, the lobby's tables, and the messages of refused
 moves. Each is checked against the engine's ground truth folded from the
 store: the cards other seats hold at that version, and the cards not dealt
 (the stock), minus what the seat legitimately knows (the cards it passed).
-A card the request itself named may be quoted back in a refusal.
+A card the request itself named may be quoted back in a refusal. No deal's
+salt and no server seed (players' entropy, on in half the games) may appear
+in any message before the game is over.
 
 Most games run in-process on SQLite (servicers called directly: the
 messages are exactly those the gRPC layer would send): 60 in ``make test``,
@@ -55,6 +57,7 @@ from tests.replay.hidden import hidden_from, public_cards
 from tests.service.harness import running_service
 
 CARD_CODE = re.compile(r"(?<![0-9A-Za-z])(?:[2-9TJQKA][CDHS]|[WN][1-4])(?![0-9A-Za-z])")
+HEX_64 = re.compile(r"[0-9a-f]{64}")
 CARD_LABEL = re.compile(r"(?<![0-9A-Za-z])([2-9TJQKA])([♣♦♥♠])")
 #: "W1-W4 for wizards, N1-N4 for jesters" in a refusal explains the notation; it names no card.
 NOTATION_HELP = re.compile(r"\b([WN])1-\1?4\b")
@@ -139,6 +142,8 @@ class Checker:
     shown: dict[int, list[tuple[int | None, str, frozenset[str], list[str], bool]]] = field(
         default_factory=dict
     )
+    #: every 64-hex-digit value any message showed (commitments, contributions...), by message
+    hex_shown: list[tuple[str, str]] = field(default_factory=list)
 
     def check(
         self,
@@ -152,6 +157,8 @@ class Checker:
     ) -> None:
         self.checked += 1
         texts = list(texts)
+        for text in texts:
+            self.hex_shown += [(what, value) for value in HEX_64.findall(text)]
         cards = cards_in(texts) - allowed
         if cards:
             entry = (seat, what, frozenset(cards), texts, previous_hand)
@@ -225,6 +232,24 @@ class Checker:
                     f"{[text for text in texts if cards_in([text]) & leaked][:5]}"
                 )
         assert not self.shown, f"messages at versions the log does not have: {sorted(self.shown)}"
+        self.verify_secrets()
+
+    def verify_secrets(self) -> None:
+        """No deal's salt and no server seed reached anyone before the game was over.
+
+        (The decks themselves are cards: the check above covers them, the
+        stock and undealt cards included.) Only messages sent while the game
+        was on are checked; a finished game's replay reveals them by design.
+        """
+        secret: set[str] = set()
+        for event in self.store.read(self.table_id, 0):
+            if event.type == "CardsDealt":
+                assert len(event.payload["salt"]) == 64
+                secret.add(event.payload["salt"])
+            if event.type == "TableHosted" and event.payload.get("server_seed"):
+                secret.add(event.payload["server_seed"])
+        leaked = [(what, value) for what, value in self.hex_shown if value in secret]
+        assert not leaked, f"a secret of the deals was sent before it was due: {leaked[:3]}"
 
 
 # -- two ways to reach the servicers: in-process, or over gRPC ---------------------------------
@@ -258,6 +283,7 @@ class FakeContext:
 
 class InProcess(Api):
     def __init__(self, app: GameService) -> None:
+        self.app = app
         self.servicers = {
             "Lobby": LobbyServicer(app),
             "Play": PlayServicer(app),
@@ -310,7 +336,13 @@ async def play_and_check(
     hosted = await api.unary(
         "Lobby.HostTable",
         lobby_pb2.HostTableRequest(
-            game=game, seats=seats, options=options, host_player_name="Host", host_takes_seat=True
+            game=game,
+            seats=seats,
+            options=options,
+            host_player_name="Host",
+            host_takes_seat=True,
+            players_entropy=rng.random() < 0.5,
+            host_entropy=rng.randbytes(32).hex(),
         ),
     )
     table_id = hosted.table.table_id
@@ -318,7 +350,9 @@ async def play_and_check(
     for number in range(1, seats):
         joined = await api.unary(
             "Lobby.JoinTable",
-            lobby_pb2.JoinTableRequest(table_id=table_id, player_name=f"P{number}"),
+            lobby_pb2.JoinTableRequest(
+                table_id=table_id, player_name=f"P{number}", entropy=rng.randbytes(32).hex()
+            ),
         )
         secrets[joined.seat] = joined.seat_token
     checker = Checker(store, table_id)
@@ -535,3 +569,23 @@ async def test_no_message_over_grpc_on_postgres_shows_a_hidden_card(postgres_url
                 await play_and_check(api, service.log, rng, setup)
         finally:
             await channel.close()
+
+
+class SaltLeakingInProcess(InProcess):
+    """A service with a deal's salt planted in every GetView (as a note)."""
+
+    async def unary(self, method: str, request: Message, metadata: Any = ()) -> Any:
+        response = await super().unary(method, request, metadata)
+        if method == "Play.GetView":
+            events = await self.app.store.read(request.table_id)
+            salts = [event.payload["salt"] for event in events if event.type == "CardsDealt"]
+            response.view.notes.append(f"shuffled with {salts[-1]}")
+        return response
+
+
+async def test_the_check_finds_a_planted_salt(sqlite_url: str) -> None:
+    async with in_process(sqlite_url, 2) as (store, app):
+        with pytest.raises(
+            AssertionError, match=r"a secret of the deals was sent before it was due"
+        ):
+            await play_and_check(SaltLeakingInProcess(app), store, random.Random(2), SETUPS[5])

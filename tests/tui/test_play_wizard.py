@@ -49,6 +49,8 @@ async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_pres
                     await shoot(pilot, "wizard-hand-summary")
                     assert "Hand 1 is over" in str(app.screen.query_one(".dialog").border_title)
                     check_wizard_summary(app.screen, table)
+                    sealed = on_screen(app.screen.query_one("#deal-sealed", Static))
+                    assert "This deal was sealed before play (commitment " in sealed
                 summaries += 1
                 await pilot.press("enter")
                 await wait_until(pilot, lambda: not summing_up())
@@ -70,6 +72,15 @@ async def test_a_wizard_game_against_three_bots_is_played_to_the_end_by_key_pres
             bids += bidding
             cards += view.phase == "play"
         await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen))
+
+        def deals_checked() -> str:
+            return on_screen(app.screen.query_one("#deal-check", Static))
+
+        await wait_until(pilot, lambda: "verified" in deals_checked(), what="the deal check")
+        # the client checked the five deals itself: commitments, seeds, its own contribution
+        checked = deals_checked()
+        assert "All 5 deals were verified (from the server's seed and the players'" in checked
+        assert "your own contribution went into every shuffle" in checked
         await shoot(pilot, "wizard-game-over")
         view = table.view
         assert view is not None and view.is_over and view.winners

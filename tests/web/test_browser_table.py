@@ -3,8 +3,9 @@
 People host, join as friends, start, pass and play a whole Hearts hand by
 clicking cards, reload in the middle of the hand and carry on, and watch as
 a spectator; a Wizard round is bid and played; a short Crazy 8s game is
-played to its end. Screenshots of the lobby, a trick in the middle, the hand
-summary and the game-over table at 1280x800 and 390x844 are written to
+played to its end, and the browser verifies its deals from the replay.
+Screenshots of the lobby, a trick in the middle, the hand summary and the
+game-over table at 1280x800 and 390x844 are written to
 test-artifacts/web/ for people to look at.
 """
 
@@ -312,6 +313,14 @@ def test_a_short_crazy8s_game_ends_with_the_result_by_name(browser: Any, web_sta
             move(page)
         time.sleep(0.05)
     assert checked == 1
+    # the browser checked the deals itself, from the replay: each one, seeds included
+    page.wait_for_selector(".overlay.game-over .deal-check.verified", timeout=30_000)
+    replay = httpx.post(f"{web_stack}/api/ReplayService/GetReplay", json={"tableId": table_id})
+    deals = [event for event in replay.json()["events"] if event["type"] == "CardsDealt"]
+    check = page.inner_text(".deal-check")
+    count = "The deal was" if len(deals) == 1 else f"All {len(deals)} deals were"
+    assert f"{count} verified" in check, check
+    assert "players' contributions (yours included)" in check, check
     result = page.inner_text(".overlay.game-over")
     assert re.search(r"(Cat|Bot 2) wins!", result), result
     view = spectator_view(web_stack, page.evaluate("location.hash.split('/')[2]"))
@@ -341,6 +350,7 @@ def check_crazy8s_summary(page: Any, base: str, table_id: str) -> int:
         assert f"{names(view)[last['crazy8s']['wentOut']]} went out" in lines, lines
     else:
         assert "The round was blocked" in lines, lines
+    assert "This deal was sealed before play (commitment " in page.inner_text(".overlay.summary")
     shot(page, "crazy8s-hand-summary")
     return 1
 

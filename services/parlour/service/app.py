@@ -32,10 +32,11 @@ from typing import Any, Protocol
 
 from parlour.engine.actions import Action
 from parlour.engine.base import GameState
+from parlour.engine.cards import Card
 from parlour.engine.errors import EngineError
 from parlour.engine.registry import get_game
 from parlour.engine.view import View
-from parlour.service import auth, metrics, paging
+from parlour.service import auth, deals, metrics, paging
 from parlour.service.domain import SeatKind, TableStatus
 from parlour.service.errors import (
     AheadOfTable,
@@ -267,8 +268,14 @@ class GameService:
         host_player_name: str = "",
         host_takes_seat: bool = False,
         host_seat: int | None = None,
+        players_entropy: bool = False,
+        host_entropy: str = "",
     ) -> Hosted:
-        """Set up a table seating exactly what the host asked for."""
+        """Set up a table seating exactly what the host asked for.
+
+        With ``players_entropy`` the server draws its seed now and publishes
+        its commitment in TableHosted, before any seat contributes.
+        """
         info = get_game(game)
         if seats == 0:
             seats = len(seat_setup)
@@ -280,6 +287,7 @@ class GameService:
         choices = list(seat_setup) or [SeatChoice() for _ in range(seats)]
         self._check_bot_levels(info.id, choices)
         host_name = clean_name(host_player_name, "host_player_name", required=host_takes_seat)
+        host_entropy = _entropy(host_entropy, "host_entropy")
         seat_rows = [seat_row(seat, choice) for seat, choice in enumerate(choices)]
         hosted = TableHosted(
             game=info.id,
@@ -289,6 +297,14 @@ class GameService:
             bot_levels=tuple(row.bot_level or "" for row in seat_rows),
             name=name or default_name(host_name, info),
         )
+        if players_entropy:
+            seed = deals.new_secret()  # private: revealed with the log once the game is over
+            hosted = replace(
+                hosted,
+                players_entropy=True,
+                server_seed_commitment=deals.seed_commitment(seed),
+                server_seed=seed,
+            )
         events = [hosted.new()]
         seat, seat_token = None, ""
         if host_takes_seat:
@@ -300,7 +316,7 @@ class GameService:
                 token_hash=auth.token_hash(seat_token),
                 occupied=True,
             )
-            events.append(SeatTaken(seat, host_name).new())
+            events.append(SeatTaken(seat, host_name, host_entropy or None).new())
         host_token = auth.new_token()
         row = TableRow(
             table_id=secrets.token_hex(8),
@@ -357,9 +373,16 @@ class GameService:
         except UnknownTable:
             raise TableNotFound(f"no table {shorten(table_id)}") from None
 
-    async def join(self, table_id: str, player_name: str, seat: int | None = None) -> Joined:
-        """Take a free person seat (``seat``, or the lowest free one)."""
+    async def join(
+        self, table_id: str, player_name: str, seat: int | None = None, entropy: str = ""
+    ) -> Joined:
+        """Take a free person seat (``seat``, or the lowest free one).
+
+        ``entropy`` is the seat's contribution to the deals (hex), used when
+        the table was hosted with players' entropy.
+        """
         name = clean_name(player_name, "player_name", required=True)
+        entropy = _entropy(entropy, "entropy")
         for attempt in (0, 1):
             table = await self.get_table(table_id)
             require_open(table, "join")
@@ -375,7 +398,7 @@ class GameService:
                 await self.store.append(
                     table_id,
                     table.version,
-                    [SeatTaken(taken, name).new()],
+                    [SeatTaken(taken, name, entropy or None).new()],
                     seat_updates=[row],
                 )
             except ConcurrencyConflict:
@@ -418,8 +441,14 @@ class GameService:
             )
         async with self._lock(table_id):
             folded, _ = await self._refresh(table_id)
-            folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED))
-            events = [GameStarted().new(), *self._chance(folded)]
+            started = GameStarted()
+            if folded.setup.get("players_entropy"):
+                # fixed now, in seat order: a seat that gave none (a bot) adds ""
+                started = GameStarted(
+                    tuple(folded.seat_entropy.get(seat, "") for seat in range(table.seats))
+                )
+            folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED, started.payload()))
+            events = [started.new(), *self._chance(folded)]
             try:
                 stored = await self.store.append(
                     table_id, table.version, events, table_status=TableStatus.PLAYING
@@ -549,15 +578,33 @@ class GameService:
         return events, None
 
     def _chance(self, folded: Folded) -> list[NewEvent]:
-        """Shuffle and deal if the game waits for chance (the deck is recorded)."""
+        """Shuffle and deal if the game waits for chance (the deck is recorded).
+
+        Each deal is committed: a fresh salt and the sha256 commitment to the
+        deck are recorded with it (the commitment is public at once, the deck
+        and salt once the game is over; see ``deals.py``). With players'
+        entropy the deck is derived from the server's seed and the seats'
+        contributions instead of drawn from ``self._rng``.
+        """
         state = folded.state
         assert state is not None
         events = []
+        seed = str(folded.setup.get("server_seed") or "")
         while (cards := state.chance()) is not None:
-            deck = list(cards)
-            self._rng.shuffle(deck)
+            number = folded.deals
+            if seed:
+                shuffled = deals.shuffle(
+                    [str(card) for card in cards], seed, folded.contributions, number
+                )
+                deck = [Card.parse(code) for code in shuffled]
+            else:
+                deck = list(cards)
+                self._rng.shuffle(deck)
             state.deal(deck)
-            dealt = CardsDealt(tuple(str(card) for card in deck))
+            folded.deals += 1
+            codes = [str(card) for card in deck]
+            salt = deals.new_secret()
+            dealt = CardsDealt(tuple(codes), number, salt, deals.commitment(codes, salt))
             events.append(dealt.new(folded.digest_next(CARDS_DEALT, dealt.payload())))
         return events
 
@@ -712,8 +759,21 @@ def _started(folded: Folded, table_id: str) -> GameState:
     return folded.state
 
 
-def _synthetic(table_id: str, seq: int, kind: str) -> StoredEvent:
+def _synthetic(
+    table_id: str, seq: int, kind: str, payload: dict[str, Any] | None = None
+) -> StoredEvent:
     """An event folded into the cache ahead of its append (evicted if the append fails)."""
     from datetime import UTC, datetime
 
-    return StoredEvent(table_id, seq, kind, 1, {}, "", None, datetime.now(UTC))
+    return StoredEvent(table_id, seq, kind, 1, payload or {}, "", None, datetime.now(UTC))
+
+
+def _entropy(value: str, field_name: str) -> str:
+    """A seat's contribution as stored: lowercase hex, at most 64 digits (or "")."""
+    text = value.strip().lower()
+    if len(text) > deals.MAX_CONTRIBUTION or not deals.is_hex(text):
+        raise BadRequest(
+            f"{field_name} must be at most {deals.MAX_CONTRIBUTION} hex digits, "
+            f"not {shorten(value)}"
+        )
+    return text

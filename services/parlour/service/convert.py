@@ -328,6 +328,8 @@ def any_view(value: View | None, row: TableRow, seat: int | None) -> play_pb2.Vi
 def public_event(event: StoredEvent, viewer: int | None) -> play_pb2.PublicEvent:
     seat, taken, text = describe(event, viewer)
     message = play_pb2.PublicEvent(version=event.seq, type=event.type, text=text)
+    if event.type == "CardsDealt":  # public from the start: the deck and salt are not
+        message.deal_commitment = str(event.payload.get("commitment") or "")
     if seat is not None:
         message.seat = seat
     if taken is not None:

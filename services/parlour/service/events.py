@@ -32,11 +32,16 @@ class DomainEvent:
         return current_version(cls.TYPE)
 
     def payload(self) -> dict[str, Any]:
-        """The payload the store keeps (JSON values: tuples become lists)."""
+        """The payload the store keeps (JSON values: tuples become lists).
+
+        A field left at None is an optional key the payload does not carry
+        (a table without players' entropy has no seed, an old deal no salt).
+        """
         return {
             item.name: list(value) if isinstance(value, tuple) else value
             for item in fields(self)
             for value in (getattr(self, item.name),)
+            if value is not None
         }
 
     def new(self, digest: str = "") -> NewEvent:
@@ -55,6 +60,11 @@ class TableHosted(DomainEvent):
     seat_kinds: tuple[str, ...] = ()
     bot_levels: tuple[str, ...] = ()
     name: str = ""
+    # players' entropy (docs/fair-deals.md): the option, the public commitment
+    # to the server's seed, and the seed itself (private until the game is over)
+    players_entropy: bool | None = None
+    server_seed_commitment: str | None = None
+    server_seed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,7 @@ class SeatTaken(DomainEvent):
     TYPE = EventType.SEAT_TAKEN
     seat: int
     player_name: str = ""
+    entropy: str | None = None  # the seat's contribution to the shuffle, as hex
 
 
 @dataclass(frozen=True)
@@ -73,6 +84,7 @@ class SeatLeft(DomainEvent):
 @dataclass(frozen=True)
 class GameStarted(DomainEvent):
     TYPE = EventType.GAME_STARTED
+    contributions: tuple[str, ...] | None = None  # with players' entropy, in seat order
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,11 @@ class CardsDealt(DomainEvent):
 
     TYPE = EventType.CARDS_DEALT
     cards: tuple[str, ...]
+    # schema 4: the deal's number, its salt (private until the game is over)
+    # and the public commitment to cards and salt (docs/fair-deals.md)
+    deal: int | None = None
+    salt: str | None = None
+    commitment: str | None = None
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,12 @@ class Folded:
     state: GameState | None = None
     #: the digest of the last event that carries one (what the next one chains to)
     digest: str = ""
+    #: while open: each seated person's contribution to the deals (players' entropy)
+    seat_entropy: dict[int, str] = field(default_factory=dict)
+    #: from the start: the contributions, in seat order, that every deal derives from
+    contributions: list[str] = field(default_factory=list)
+    #: the number of deals so far (the next deal's number, from 0)
+    deals: int = 0
 
     def apply(self, event: StoredEvent, *, check_digest: bool = False) -> None:
         """Fold one more event (its seq must follow ``self.seq``)."""
@@ -70,13 +76,19 @@ class Folded:
         kind = event.type
         if kind == TABLE_HOSTED:
             self.setup = dict(payload)
+        elif kind == SEAT_TAKEN:
+            self.seat_entropy[int(payload["seat"])] = str(payload.get("entropy") or "")
+        elif kind == SEAT_LEFT:
+            self.seat_entropy.pop(int(payload["seat"]), None)
         elif kind == GAME_STARTED:
             self.state = new_game(
                 self.setup["game"], int(self.setup["seats"]), self.setup.get("options") or {}
             )
+            self.contributions = [str(value) for value in payload.get("contributions") or ()]
         elif kind == CARDS_DEALT:
             assert self.state is not None, "cards dealt before the game started"
             self.state.deal([Card.parse(code) for code in payload["cards"]])
+            self.deals += 1
         elif kind == ACTION_TAKEN:
             assert self.state is not None, "action before the game started"
             self.state.apply(int(payload["seat"]), parse_action(payload["action"]))
@@ -177,7 +189,10 @@ def describe(event: StoredEvent, viewer: int | None) -> tuple[int | None, Action
     if kind == GAME_STARTED:
         return None, None, "the game started"
     if kind == CARDS_DEALT:
-        return None, None, f"{len(payload.get('cards', ()))} cards were shuffled and dealt"
+        count = len(payload.get("cards", ()))
+        committed = payload.get("commitment")
+        sealed = f" (sealed: commitment {committed[:12]}…)" if committed else ""
+        return None, None, f"{count} cards were shuffled and dealt{sealed}"
     if kind == GAME_FINISHED:
         winners = payload.get("winners") or []
         who = ", ".join(f"seat {seat}" for seat in winners) or "nobody"

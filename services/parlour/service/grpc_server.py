@@ -271,6 +271,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             host_player_name=request.host_player_name,
             host_takes_seat=request.host_takes_seat,
             host_seat=request.host_seat if request.HasField("host_seat") else None,
+            players_entropy=request.players_entropy,
+            host_entropy=request.host_entropy,
         )
         response = lobby_pb2.HostTableResponse(
             table=convert.table(hosted.table),
@@ -305,7 +307,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.JoinTableRequest, context: Context
     ) -> lobby_pb2.JoinTableResponse:
         seat = request.seat if request.HasField("seat") else None
-        joined = await self.app.join(request.table_id, request.player_name, seat)
+        joined = await self.app.join(
+            request.table_id, request.player_name, seat, entropy=request.entropy
+        )
         return lobby_pb2.JoinTableResponse(
             seat=joined.seat, seat_token=joined.seat_token, table=convert.table(joined.table)
         )

@@ -47,6 +47,7 @@ ID = 64  # a table id (the server's are 16 characters), a page token's parts
 GAME = 32  # a game id or a bot level
 PERSON_NAME = 40  # a name on a seat
 WORKER_ID = 100
+ENTROPY = 64  # a seat's contribution to the deals, hex (deals.MAX_CONTRIBUTION)
 
 #: Field full name -> its maximum: characters (strings) or entries (repeated and map fields).
 LIMITS: Mapping[str, int] = {
@@ -59,11 +60,13 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.SeatSetup.bot_level": GAME,
     "parlour.v1.HostTableRequest.name": 100,
     "parlour.v1.HostTableRequest.host_player_name": PERSON_NAME,
+    "parlour.v1.HostTableRequest.host_entropy": ENTROPY,
     "parlour.v1.ListTablesRequest.game": GAME,
     "parlour.v1.ListTablesRequest.page_token": 200,
     "parlour.v1.GetTableRequest.table_id": ID,
     "parlour.v1.JoinTableRequest.table_id": ID,
     "parlour.v1.JoinTableRequest.player_name": PERSON_NAME,
+    "parlour.v1.JoinTableRequest.entropy": ENTROPY,
     "parlour.v1.LeaveTableRequest.table_id": ID,
     "parlour.v1.StartTableRequest.table_id": ID,
     "parlour.v1.GetViewRequest.table_id": ID,

@@ -8,6 +8,11 @@ deal gave a seat is the engine's to say (``GameState.deal_order``), so the log
 is folded to ask it at each deal. (Comparing the hand before and after a deal
 would miss the cards a Crazy 8s seat still held from the last round and was
 dealt again.)
+
+Deals are committed (``deals.py``): while the game is on, a deal shows its
+number and public commitment but neither its deck nor its salt, and
+TableHosted leaves out the server's seed (its commitment stays); all of them
+are revealed with the rest of the log once the game is over.
 """
 
 from __future__ import annotations
@@ -22,7 +27,14 @@ from parlour.engine.cards import Card
 from parlour.service import auth
 from parlour.service.app import Credentials, GameService
 from parlour.service.errors import BadRequest
-from parlour.service.fold import ACTION_TAKEN, CARDS_DEALT, GAME_FINISHED, Folded, describe
+from parlour.service.fold import (
+    ACTION_TAKEN,
+    CARDS_DEALT,
+    GAME_FINISHED,
+    TABLE_HOSTED,
+    Folded,
+    describe,
+)
 from parlour.service.store import StoredEvent, TableRow
 from parlour.service.upcast import upcast
 
@@ -76,9 +88,15 @@ def visible_log(events: Sequence[StoredEvent], seat: int | None) -> list[Visible
 def _redact(event: StoredEvent, seat: int | None, own: list[str]) -> tuple[dict[str, Any], bool]:
     if event.type == CARDS_DEALT:
         payload: dict[str, Any] = {"redacted": True, "deck_size": len(event.payload["cards"])}
+        for public in ("deal", "commitment"):
+            if public in event.payload:
+                payload[public] = event.payload[public]
         if seat is not None:
             payload["own_cards"] = own
         return payload, True
+    if event.type == TABLE_HOSTED and "server_seed" in event.payload:
+        kept = {key: value for key, value in event.payload.items() if key != "server_seed"}
+        return kept, True
     if event.type == ACTION_TAKEN:
         actor = int(event.payload["seat"])
         action = Action.parse(str(event.payload["action"]))

@@ -24,6 +24,19 @@ Schema history:
     Replay checks each event with the definition of the version it was
     written at, so old logs verify exactly as before.
 
+``CardsDealt`` v4
+    ``{"cards": [...], "deal": n, "salt": "<64 hex>", "commitment": "<64 hex>"}``:
+    the deal's number in the game (0, 1, ...), a fresh random salt and the
+    commitment ``sha256`` over the deck and salt (``service/deals.py``,
+    ``docs/fair-deals.md``). The digest is defined as for v3 (over the cards).
+    A v3 deal upcasts unchanged: it has no commitment, so there is nothing
+    to verify but its digest.
+
+Also from then on (optional keys, no version change: absent means off/none):
+``TableHosted`` ``players_entropy``, ``server_seed_commitment`` and the
+private ``server_seed``; ``SeatTaken`` ``entropy`` (the seat's contribution);
+``GameStarted`` ``contributions`` (one per seat, in seat order).
+
 Every other event type is at version 1.
 """
 
@@ -40,7 +53,7 @@ Upcaster = Callable[[Payload], Payload]
 
 # Event type names are spelled out (not imported from fold.py, which imports
 # this module).
-CURRENT_VERSIONS: dict[str, int] = {"CardsDealt": 3, "ActionTaken": 2}
+CURRENT_VERSIONS: dict[str, int] = {"CardsDealt": 4, "ActionTaken": 2}
 
 #: (event type, version it reads) -> upcaster to version + 1
 _UPCASTERS: dict[tuple[str, int], Upcaster] = {}
@@ -99,6 +112,7 @@ def _cards_dealt_deck_string_to_list(payload: Payload) -> Payload:
 
 
 @upcaster("CardsDealt", 2)
+@upcaster("CardsDealt", 3)
 @upcaster("ActionTaken", 1)
 def _same_payload_chained_digest(payload: Payload) -> Payload:
     return payload

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16parlour/v1/lobby.proto\x12\nparlour.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"B\n\tSeatSetup\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.parlour.v1.SeatKind\x12\x11\n\tbot_level\x18\x02 \x01(\t\"r\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.parlour.v1.SeatKind\x12\x11\n\tbot_level\x18\x03 \x01(\t\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\x10\n\x08occupied\x18\x05 \x01(\x08\"\xe5\x02\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x12\n\nseat_count\x18\x04 \x01(\x05\x12\x1f\n\x05seats\x18\x05 \x03(\x0b\x32\x10.parlour.v1.Seat\x12/\n\x07options\x18\x06 \x03(\x0b\x32\x1e.parlour.v1.Table.OptionsEntry\x12\'\n\x06status\x18\x07 \x01(\x0e\x32\x17.parlour.v1.TableStatus\x12\x0f\n\x07version\x18\x08 \x01(\x03\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xad\x02\n\x10HostTableRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\r\n\x05seats\x18\x02 \x01(\x05\x12:\n\x07options\x18\x03 \x03(\x0b\x32).parlour.v1.HostTableRequest.OptionsEntry\x12)\n\nseat_setup\x18\x04 \x03(\x0b\x32\x15.parlour.v1.SeatSetup\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x18\n\x10host_player_name\x18\x06 \x01(\t\x12\x17\n\x0fhost_takes_seat\x18\x07 \x01(\x08\x12\x16\n\thost_seat\x18\x08 \x01(\x05H\x00\x88\x01\x01\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0c\n\n_host_seat\"y\n\x11HostTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.parlour.v1.Table\x12\x12\n\nhost_token\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nseat_token\x18\x04 \x01(\tB\x07\n\x05_seat\"q\n\x11ListTablesRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\'\n\x06status\x18\x02 \x01(\x0e\x32\x17.parlour.v1.TableStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"P\n\x12ListTablesResponse\x12!\n\x06tables\x18\x01 \x03(\x0b\x32\x11.parlour.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"4\n\x10GetTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.parlour.v1.Table\"U\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\tB\x07\n\x05_seat\"W\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x05table\x18\x03 \x01(\x0b\x32\x11.parlour.v1.Table\"3\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"6\n\x12LeaveTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.parlour.v1.Table\"%\n\x11StartTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"6\n\x12StartTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.parlour.v1.Table*N\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10SEAT_KIND_PERSON\x10\x01\x12\x11\n\rSEAT_KIND_BOT\x10\x02*w\n\x0bTableStatus\x12\x1c\n\x18TABLE_STATUS_UNSPECIFIED\x10\x00\x12\x15\n\x11TABLE_STATUS_OPEN\x10\x01\x12\x18\n\x14TABLE_STATUS_PLAYING\x10\x02\x12\x19\n\x15TABLE_STATUS_FINISHED\x10\x03\x32\xd0\x03\n\x0cLobbyService\x12H\n\tHostTable\x12\x1c.parlour.v1.HostTableRequest\x1a\x1d.parlour.v1.HostTableResponse\x12K\n\nListTables\x12\x1d.parlour.v1.ListTablesRequest\x1a\x1e.parlour.v1.ListTablesResponse\x12\x45\n\x08GetTable\x12\x1b.parlour.v1.GetTableRequest\x1a\x1c.parlour.v1.GetTableResponse\x12H\n\tJoinTable\x12\x1c.parlour.v1.JoinTableRequest\x1a\x1d.parlour.v1.JoinTableResponse\x12K\n\nLeaveTable\x12\x1d.parlour.v1.LeaveTableRequest\x1a\x1e.parlour.v1.LeaveTableResponse\x12K\n\nStartTable\x12\x1d.parlour.v1.StartTableRequest\x1a\x1e.parlour.v1.StartTableResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16parlour/v1/lobby.proto\x12\nparlour.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"B\n\tSeatSetup\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.parlour.v1.SeatKind\x12\x11\n\tbot_level\x18\x02 \x01(\t\"r\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.parlour.v1.SeatKind\x12\x11\n\tbot_level\x18\x03 \x01(\t\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\x10\n\x08occupied\x18\x05 \x01(\x08\"\xe5\x02\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x12\n\nseat_count\x18\x04 \x01(\x05\x12\x1f\n\x05seats\x18\x05 \x03(\x0b\x32\x10.parlour.v1.Seat\x12/\n\x07options\x18\x06 \x03(\x0b\x32\x1e.parlour.v1.Table.OptionsEntry\x12\'\n\x06status\x18\x07 \x01(\x0e\x32\x17.parlour.v1.TableStatus\x12\x0f\n\x07version\x18\x08 \x01(\x03\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xdc\x02\n\x10HostTableRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\r\n\x05seats\x18\x02 \x01(\x05\x12:\n\x07options\x18\x03 \x03(\x0b\x32).parlour.v1.HostTableRequest.OptionsEntry\x12)\n\nseat_setup\x18\x04 \x03(\x0b\x32\x15.parlour.v1.SeatSetup\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x18\n\x10host_player_name\x18\x06 \x01(\t\x12\x17\n\x0fhost_takes_seat\x18\x07 \x01(\x08\x12\x16\n\thost_seat\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\x17\n\x0fplayers_entropy\x18\t \x01(\x08\x12\x14\n\x0chost_entropy\x18\n \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0c\n\n_host_seat\"y\n\x11HostTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.parlour.v1.Table\x12\x12\n\nhost_token\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nseat_token\x18\x04 \x01(\tB\x07\n\x05_seat\"q\n\x11ListTablesRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\'\n\x06status\x18\x02 \x01(\x0e\x32\x17.parlour.v1.TableStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"P\n\x12ListTablesResponse\x12!\n\x06tables\x18\x01 \x03(\x0b\x32\x11.parlour.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"4\n\x10GetTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.parlour.v1.Table\"f\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x04 \x01(\tB\x07\n\x05_seat\"W\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x05table\x18\x03 \x01(\x0b\x32\x11.parlour.v1.Table\"3\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"6\n\x12LeaveTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.parlour.v1.Table\"%\n\x11StartTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"6\n\x12StartTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.parlour.v1.Table*N\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10SEAT_KIND_PERSON\x10\x01\x12\x11\n\rSEAT_KIND_BOT\x10\x02*w\n\x0bTableStatus\x12\x1c\n\x18TABLE_STATUS_UNSPECIFIED\x10\x00\x12\x15\n\x11TABLE_STATUS_OPEN\x10\x01\x12\x18\n\x14TABLE_STATUS_PLAYING\x10\x02\x12\x19\n\x15TABLE_STATUS_FINISHED\x10\x03\x32\xd0\x03\n\x0cLobbyService\x12H\n\tHostTable\x12\x1c.parlour.v1.HostTableRequest\x1a\x1d.parlour.v1.HostTableResponse\x12K\n\nListTables\x12\x1d.parlour.v1.ListTablesRequest\x1a\x1e.parlour.v1.ListTablesResponse\x12\x45\n\x08GetTable\x12\x1b.parlour.v1.GetTableRequest\x1a\x1c.parlour.v1.GetTableResponse\x12H\n\tJoinTable\x12\x1c.parlour.v1.JoinTableRequest\x1a\x1d.parlour.v1.JoinTableResponse\x12K\n\nLeaveTable\x12\x1d.parlour.v1.LeaveTableRequest\x1a\x1e.parlour.v1.LeaveTableResponse\x12K\n\nStartTable\x12\x1d.parlour.v1.StartTableRequest\x1a\x1e.parlour.v1.StartTableResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,10 +36,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TABLE_OPTIONSENTRY']._serialized_options = b'8\001'
   _globals['_HOSTTABLEREQUEST_OPTIONSENTRY']._loaded_options = None
   _globals['_HOSTTABLEREQUEST_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_SEATKIND']._serialized_start=1710
-  _globals['_SEATKIND']._serialized_end=1788
-  _globals['_TABLESTATUS']._serialized_start=1790
-  _globals['_TABLESTATUS']._serialized_end=1909
+  _globals['_SEATKIND']._serialized_start=1774
+  _globals['_SEATKIND']._serialized_end=1852
+  _globals['_TABLESTATUS']._serialized_start=1854
+  _globals['_TABLESTATUS']._serialized_end=1973
   _globals['_SEATSETUP']._serialized_start=71
   _globals['_SEATSETUP']._serialized_end=137
   _globals['_SEAT']._serialized_start=139
@@ -49,31 +49,31 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TABLE_OPTIONSENTRY']._serialized_start=567
   _globals['_TABLE_OPTIONSENTRY']._serialized_end=613
   _globals['_HOSTTABLEREQUEST']._serialized_start=616
-  _globals['_HOSTTABLEREQUEST']._serialized_end=917
+  _globals['_HOSTTABLEREQUEST']._serialized_end=964
   _globals['_HOSTTABLEREQUEST_OPTIONSENTRY']._serialized_start=567
   _globals['_HOSTTABLEREQUEST_OPTIONSENTRY']._serialized_end=613
-  _globals['_HOSTTABLERESPONSE']._serialized_start=919
-  _globals['_HOSTTABLERESPONSE']._serialized_end=1040
-  _globals['_LISTTABLESREQUEST']._serialized_start=1042
-  _globals['_LISTTABLESREQUEST']._serialized_end=1155
-  _globals['_LISTTABLESRESPONSE']._serialized_start=1157
-  _globals['_LISTTABLESRESPONSE']._serialized_end=1237
-  _globals['_GETTABLEREQUEST']._serialized_start=1239
-  _globals['_GETTABLEREQUEST']._serialized_end=1274
-  _globals['_GETTABLERESPONSE']._serialized_start=1276
-  _globals['_GETTABLERESPONSE']._serialized_end=1328
-  _globals['_JOINTABLEREQUEST']._serialized_start=1330
-  _globals['_JOINTABLEREQUEST']._serialized_end=1415
-  _globals['_JOINTABLERESPONSE']._serialized_start=1417
-  _globals['_JOINTABLERESPONSE']._serialized_end=1504
-  _globals['_LEAVETABLEREQUEST']._serialized_start=1506
-  _globals['_LEAVETABLEREQUEST']._serialized_end=1557
-  _globals['_LEAVETABLERESPONSE']._serialized_start=1559
-  _globals['_LEAVETABLERESPONSE']._serialized_end=1613
-  _globals['_STARTTABLEREQUEST']._serialized_start=1615
-  _globals['_STARTTABLEREQUEST']._serialized_end=1652
-  _globals['_STARTTABLERESPONSE']._serialized_start=1654
-  _globals['_STARTTABLERESPONSE']._serialized_end=1708
-  _globals['_LOBBYSERVICE']._serialized_start=1912
-  _globals['_LOBBYSERVICE']._serialized_end=2376
+  _globals['_HOSTTABLERESPONSE']._serialized_start=966
+  _globals['_HOSTTABLERESPONSE']._serialized_end=1087
+  _globals['_LISTTABLESREQUEST']._serialized_start=1089
+  _globals['_LISTTABLESREQUEST']._serialized_end=1202
+  _globals['_LISTTABLESRESPONSE']._serialized_start=1204
+  _globals['_LISTTABLESRESPONSE']._serialized_end=1284
+  _globals['_GETTABLEREQUEST']._serialized_start=1286
+  _globals['_GETTABLEREQUEST']._serialized_end=1321
+  _globals['_GETTABLERESPONSE']._serialized_start=1323
+  _globals['_GETTABLERESPONSE']._serialized_end=1375
+  _globals['_JOINTABLEREQUEST']._serialized_start=1377
+  _globals['_JOINTABLEREQUEST']._serialized_end=1479
+  _globals['_JOINTABLERESPONSE']._serialized_start=1481
+  _globals['_JOINTABLERESPONSE']._serialized_end=1568
+  _globals['_LEAVETABLEREQUEST']._serialized_start=1570
+  _globals['_LEAVETABLEREQUEST']._serialized_end=1621
+  _globals['_LEAVETABLERESPONSE']._serialized_start=1623
+  _globals['_LEAVETABLERESPONSE']._serialized_end=1677
+  _globals['_STARTTABLEREQUEST']._serialized_start=1679
+  _globals['_STARTTABLEREQUEST']._serialized_end=1716
+  _globals['_STARTTABLERESPONSE']._serialized_start=1718
+  _globals['_STARTTABLERESPONSE']._serialized_end=1772
+  _globals['_LOBBYSERVICE']._serialized_start=1976
+  _globals['_LOBBYSERVICE']._serialized_end=2440
 # @@protoc_insertion_point(module_scope)

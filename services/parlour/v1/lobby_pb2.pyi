@@ -271,6 +271,8 @@ class HostTableRequest(_message.Message):
     HOST_PLAYER_NAME_FIELD_NUMBER: _builtins.int
     HOST_TAKES_SEAT_FIELD_NUMBER: _builtins.int
     HOST_SEAT_FIELD_NUMBER: _builtins.int
+    PLAYERS_ENTROPY_FIELD_NUMBER: _builtins.int
+    HOST_ENTROPY_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's id (see CatalogueService.ListGames), e.g. "kaiser". At most 32 characters."""
     seats: _builtins.int
@@ -289,6 +291,20 @@ class HostTableRequest(_message.Message):
     """
     host_seat: _builtins.int
     """The seat the host takes when host_takes_seat is true (default: the first person seat)."""
+    players_entropy: _builtins.bool
+    """Players' entropy: if true, every deck is derived from the server's seed
+    (committed now, in the TableHosted event's "server_seed_commitment") and
+    the contributions of the person seats (`host_entropy`,
+    JoinTableRequest.entropy), fixed at the start, so no single party
+    chooses the deck. The procedure is in docs/fair-deals.md. Whatever this
+    option, every deal is committed before it is played and revealed at the
+    end of the game.
+    """
+    host_entropy: _builtins.str
+    """The host's seat's contribution when host_takes_seat is true: random hex
+    digits, at most 64 characters (client libraries send 32 random bytes).
+    Empty: the seat contributes nothing. Used only with players_entropy.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Option values by name, as text (see GameInfo.options); options left out
@@ -313,10 +329,12 @@ class HostTableRequest(_message.Message):
         host_player_name: _builtins.str = ...,
         host_takes_seat: _builtins.bool = ...,
         host_seat: _builtins.int | None = ...,
+        players_entropy: _builtins.bool = ...,
+        host_entropy: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_host_seat", b"_host_seat", "host_seat", b"host_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_host_seat", b"_host_seat", "game", b"game", "host_player_name", b"host_player_name", "host_seat", b"host_seat", "host_takes_seat", b"host_takes_seat", "name", b"name", "options", b"options", "seat_setup", b"seat_setup", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_host_seat", b"_host_seat", "game", b"game", "host_entropy", b"host_entropy", "host_player_name", b"host_player_name", "host_seat", b"host_seat", "host_takes_seat", b"host_takes_seat", "name", b"name", "options", b"options", "players_entropy", b"players_entropy", "seat_setup", b"seat_setup", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__host_seat: _TypeAlias = _typing.Literal["host_seat"]  # noqa: Y015
     _WhichOneofArgType__host_seat: _TypeAlias = _typing.Literal["_host_seat", b"_host_seat"]  # noqa: Y015
@@ -484,22 +502,30 @@ class JoinTableRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    ENTROPY_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table to join. At most 64 characters."""
     seat: _builtins.int
     """The seat wanted; absent means any free person seat (the lowest-numbered)."""
     player_name: _builtins.str
     """The name to show on the seat: 1 to 40 characters."""
+    entropy: _builtins.str
+    """The seat's contribution to the deals when the table has players' entropy
+    (HostTableRequest.players_entropy): random hex digits, at most 64
+    characters (client libraries send 32 random bytes). Recorded in the
+    public SeatTaken event; a seat that sends none (or a bot) contributes "".
+    """
     def __init__(
         self,
         *,
         table_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         player_name: _builtins.str = ...,
+        entropy: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "player_name", b"player_name", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "entropy", b"entropy", "player_name", b"player_name", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

@@ -824,6 +824,7 @@ class PublicEvent(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
+    DEAL_COMMITMENT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The event's version (its number in the table's history)."""
     type: _builtins.str
@@ -836,6 +837,12 @@ class PublicEvent(_message.Message):
     """The seat concerned (the actor of ActionTaken, the seat of SeatTaken); absent otherwise."""
     text: _builtins.str
     """One line for a person, e.g. "seat 2 played QS" or "the cards were dealt for hand 3"."""
+    deal_commitment: _builtins.str
+    """For CardsDealt: the deal's commitment, sha256 in hex over its deck and a
+    secret salt (docs/fair-deals.md), sent before any card of the deal is
+    played. The deck and salt are revealed in the replay once the game is
+    over; recompute the hash then to check the deal was not changed.
+    """
     @_builtins.property
     def action(self) -> _common_pb2.Action:
         """For ActionTaken: the action. A Hearts "give" shows its card only to the giver."""
@@ -848,10 +855,11 @@ class PublicEvent(_message.Message):
         seat: _builtins.int | None = ...,
         action: _common_pb2.Action | None = ...,
         text: _builtins.str = ...,
+        deal_commitment: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "seat", b"seat", "text", b"text", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "deal_commitment", b"deal_commitment", "seat", b"seat", "text", b"text", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

@@ -24,13 +24,24 @@ Who sees what:
 Event types and payloads (JSON objects; always in the current schema
 version, older stored events are upcast by the server):
   "TableHosted"   {"game", "seats", "options", "seat_kinds", "bot_levels", "name"}
-  "SeatTaken"     {"seat", "player_name"}
+                  and, with players' entropy, "players_entropy": true,
+                  "server_seed_commitment" (hex) and "server_seed" (hex; left
+                  out, redacted, until the game is over).
+  "SeatTaken"     {"seat", "player_name"} and "entropy" (hex) if the seat contributed.
   "SeatLeft"      {"seat"}
-  "GameStarted"   {}
-  "CardsDealt"    schema 2: {"cards": ["QS", "2C", ...]}, the shuffled deck
-                  in order (schema 1 held one string under "deck").
-                  Redacted: {"redacted": true, "deck_size": 52,
-                  "own_cards": [the cards this deal gave the seat, in deal order]}
+  "GameStarted"   {} or, with players' entropy, {"contributions": [hex per seat, in
+                  seat order; "" for a seat that gave none]}
+  "CardsDealt"    schema 4: {"cards": ["QS", "2C", ...], "deal": n, "salt": hex,
+                  "commitment": hex}: the shuffled deck in order, the deal's
+                  number in the game (0, 1, ...), its salt and commitment
+                  sha256("parlour-deal-v1\\n" + salt + "\\n" + cards joined by
+                  spaces), hex. Schemas 2 and 3 had only "cards" (nothing to
+                  verify), schema 1 one string under "deck".
+                  Redacted: {"redacted": true, "deck_size": 52, "deal": n,
+                  "commitment": hex, "own_cards": [the cards this deal gave the
+                  seat, in deal order]}: no deck, no salt until the game is over.
+                  The whole procedure (commitments, players' entropy, the
+                  shuffle to recompute) is in docs/fair-deals.md.
                   A Crazy 8s stock rebuilt from the discards is a CardsDealt
                   too: it completes a draw, so its first card goes to the
                   seat that drew (in that seat's own_cards), the rest is stock.
