@@ -58,7 +58,7 @@ def test_an_old_schema_version_is_read_as_the_current_one() -> None:
     dealt = events.decode(_stored("CardsDealt", 1, {"deck": "QS 2C 9H"}))
     assert dealt == events.CardsDealt(("QS", "2C", "9H"))
     assert dealt.new().payload == {"cards": ["QS", "2C", "9H"]}
-    assert dealt.new().schema_version == 3
+    assert dealt.new().schema_version == 4
     # a field an early log did not write takes its default
     hosted = events.decode(_stored("TableHosted", 1, {"game": "hearts", "seats": 4}))
     assert hosted == events.TableHosted("hearts", 4)
