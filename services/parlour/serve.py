@@ -13,6 +13,7 @@ import sys
 
 from parlour import ops
 from parlour.migrate import database_url_argument, safe_url
+from parlour.service import sweeper
 from parlour.service.grpc_server import serve
 from parlour.service.store import CONNECTIONS_ENV, DEFAULT_CONNECTIONS
 
@@ -43,6 +44,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="pooled database connections this replica holds at most, besides one LISTEN "
         f"connection on Postgres (default: ${CONNECTIONS_ENV}, else {DEFAULT_CONNECTIONS})",
+    )
+    parser.add_argument(
+        "--sweep-seconds",
+        type=float,
+        default=None,
+        help="how often this replica looks for turn clocks that ran out and tables to "
+        f"expire (default: ${sweeper.SWEEP_SECONDS_ENV}, else {sweeper.DEFAULT_SWEEP_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--open-table-seconds",
+        type=float,
+        default=None,
+        help="an open table with no person joining for this long expires; 0: never "
+        f"(default: ${sweeper.OPEN_TABLE_SECONDS_ENV}, else "
+        f"{sweeper.DEFAULT_OPEN_TABLE_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--abandon-seconds",
+        type=float,
+        default=None,
+        help="a game with no person action for this long ends as abandoned; 0: never "
+        f"(default: ${sweeper.ABANDON_SECONDS_ENV}, else {sweeper.DEFAULT_ABANDON_SECONDS:g})",
     )
     ops.tls_server_arguments(parser)
     ops.metrics_arguments(parser)
@@ -93,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
             lease_seconds=args.lease_seconds,
             connections=args.db_connections,
             ready=ready,
+            sweep=sweeper.SweepSettings.from_env(
+                args.sweep_seconds, args.open_table_seconds, args.abandon_seconds
+            ),
         )
     )
     return 0

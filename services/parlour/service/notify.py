@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import psycopg
 
 from parlour.service.database import libpq_url, normalize_url
-from parlour.service.store import NOTIFY_CHANNEL, EventStore
+from parlour.service.store import BOT_TURN_CHANNEL, NOTIFY_CHANNEL, EventStore
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -58,6 +58,9 @@ class Notifier:
         # notifications, and the futures to wake on the next one
         self.changes = 0
         self._any_waiters: set[asyncio.Future[None]] = set()
+        # --- issue 12: bot-turn wake-ups (only appends that leave a bot to act) ---
+        self.bot_changes = 0
+        self._bot_waiters: set[asyncio.Future[None]] = set()
 
     async def start(self) -> None:
         """Start listening (nothing to do in process)."""
@@ -95,6 +98,30 @@ class Notifier:
             self._any_waiters.discard(woken)
             woken.cancel()
 
+    # --- issue 12: bot-turn wake-ups, apart from the per-table ones -------------------------
+
+    async def wait_bot_turn(self, after_changes: int, timeout: float) -> None:
+        """Return once a bot may have a turn since :attr:`bot_changes` was ``after_changes``
+        (an append with ``PendingAppend.bot_turn``), or after timeout seconds."""
+        if self.bot_changes != after_changes:
+            return
+        woken = asyncio.get_running_loop().create_future()
+        self._bot_waiters.add(woken)
+        try:
+            await asyncio.wait([woken], timeout=timeout)
+        finally:
+            self._bot_waiters.discard(woken)
+            woken.cancel()
+
+    def notify_bot_turn(self) -> None:
+        """An append left a bot (or a seat played by a bot) to act."""
+        self.bot_changes += 1
+        for woken in self._bot_waiters:
+            if not woken.done():
+                woken.set_result(None)
+
+    # ------------------------------------------------------------------------------------
+
     def notify_local(self, game_id: str, seq: int) -> None:
         """Game ``game_id`` now has events up to ``seq``."""
         self.changes += 1
@@ -108,6 +135,7 @@ class Notifier:
     def notify_all(self) -> None:
         """Wake every waiter: something may have been missed."""
         self._wake(None, None)
+        self.notify_bot_turn()
 
     def _wake(self, game_id: str | None, seq: int | None) -> None:
         for woken in self._any_waiters:
@@ -157,6 +185,7 @@ class PostgresNotifier(Notifier):
             self._conninfo, autocommit=True, application_name=self.application_name
         )
         await connection.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        await connection.execute(f"LISTEN {BOT_TURN_CHANNEL}")  # issue 12
         return connection
 
     async def _close(self) -> None:
@@ -196,6 +225,9 @@ class PostgresNotifier(Notifier):
             try:
                 pgconn.consume_input()
                 while (note := pgconn.notifies()) is not None:
+                    if note.relname.decode() == BOT_TURN_CHANNEL:  # issue 12
+                        self.notify_bot_turn()
+                        continue
                     game_id, _, seq = note.extra.decode().rpartition(":")
                     if game_id and seq.isdigit():
                         self.notify_local(game_id, int(seq))
@@ -238,4 +270,5 @@ def make_notifier(store_or_url: EventStore | str) -> Notifier:
     notifier = PostgresNotifier(url) if is_postgres else Notifier()
     if not isinstance(store_or_url, str):
         store_or_url.add_listener(notifier.notify_local)
+        store_or_url.add_bot_listener(notifier.notify_bot_turn)
     return notifier
