@@ -958,6 +958,8 @@ def _snapshot(folded: Folded, table: TableRow, view: View) -> Snapshot:
     deadlines: dict[int, datetime] = {}
     if clock.on:
         for seat in clock.since:
+            if seat < len(table.seat_rows) and table.seat_rows[seat].kind == SeatKind.BOT:
+                continue  # a bot has no clock
             deadline = clock.deadline(seat)
             if deadline is not None and not folded.ended and not view.is_over:
                 deadlines[seat] = deadline

@@ -126,7 +126,7 @@ _LAST_SEQ = "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = %s"
 # Tables with their seats in one round trip (the seats as a JSON array of rows).
 _TABLES = """
 SELECT t.table_id, t.game, t.seats, t.options, t.status, t.host_token_hash, t.version,
-       t.name, t.created_at, t.updated_at,
+       t.name, t.created_at, t.updated_at, t.person_active_at,
        coalesce((SELECT json_agg(json_build_array(s.seat, s.kind, s.bot_level, s.player_name,
                                                   s.token_hash, s.occupied) ORDER BY s.seat)
                  FROM seats s WHERE s.table_id = t.table_id), '[]'::json)
@@ -417,7 +417,19 @@ class PostgresEventStore(EventStore):
 
 def _table(row: tuple[Any, ...]) -> TableRow:
     *columns, seat_rows = row
-    table_id, game, seat_count, options, status, host, version, name, created, updated = columns
+    (
+        table_id,
+        game,
+        seat_count,
+        options,
+        status,
+        host,
+        version,
+        name,
+        created,
+        updated,
+        active,
+    ) = columns
     return TableRow(
         table_id=table_id,
         game=game,
@@ -429,6 +441,7 @@ def _table(row: tuple[Any, ...]) -> TableRow:
         name=name,
         created_at=created,
         updated_at=updated,
+        person_active_at=active,
         seat_rows=tuple(
             SeatRow(seat, SeatKind(kind), bot_level, player_name, token_hash, bool(occupied))
             for seat, kind, bot_level, player_name, token_hash, occupied in seat_rows
