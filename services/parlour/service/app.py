@@ -513,9 +513,8 @@ class GameService:
             name=events[0].payload["name"],
             seat_rows=tuple(seat_rows),
         )
-        await self.store.create_table(row, events)
-        table = await self.store.get_table(row.table_id)
-        return Hosted(table, host_token, seat, seat_token)
+        await self.store.create_table(row, events, now=row.created_at)
+        return Hosted(row, host_token, seat, seat_token)  # as stored: no need to read it back
 
     def _check_bot_levels(self, game: str, choices: Sequence[SeatChoice]) -> None:
         """Refuse a bot level the catalogue does not publish for ``game`` (if it publishes any)."""
@@ -645,7 +644,14 @@ class GameService:
                 self._evict(table_id)
             folded.seq = stored[-1].seq
             self._remember(table_id, folded)
-        return await self.get_table(table_id)
+        # the row as the append left it (no need to read it back)
+        return replace(
+            table,
+            status=TableStatus.PLAYING,
+            version=stored[-1].seq,
+            updated_at=now,
+            person_active_at=now if has_person else None,
+        )
 
     # -- play ----------------------------------------------------------------------------
 
