@@ -15,12 +15,14 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 
 import grpc
 import pytest
 
 from parlour.ai.worker import Worker, WorkerConfig
 from parlour.client import ParlourClient, ParlourError
+from parlour.service.clock import TurnClock
 from parlour.service.fold import fold
 from parlour.service.store import utcnow
 from parlour.service.sweeper import Sweeper, SweepSettings
@@ -218,3 +220,29 @@ async def test_only_appends_that_leave_a_bot_to_act_wake_the_workers(store_url: 
         rows = await service.store.bot_turns(utcnow())
         woken = service.notifier.bot_changes != mark
         assert woken == bool(rows)
+
+
+def test_a_turn_clock_draws_on_the_bank_and_restarts_for_a_seat_that_acts_again() -> None:
+    """The clock folded from event times alone: 10 s a turn, a 30 s bank."""
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    at = lambda seconds: start + timedelta(seconds=seconds)  # noqa: E731
+    clock = TurnClock.of({"turn_seconds": 10, "bank_seconds": 30})
+    clock.track([0], at(0))
+    assert clock.deadline(0) == at(40)  # the turn and the whole bank
+    clock.track([0], at(25), acted=0)  # 15 s over: the bank has 15 left; a new turn
+    assert clock.deadline(0) == at(25 + 10 + 15)
+    clock.track([1], at(26), acted=0)
+    assert clock.deadline(0) is None and clock.deadline(1) == at(26 + 40)
+    clock.track([], at(27), acted=1)  # waiting for a deal: nobody's clock runs
+    assert clock.since == {}
+    clock.track([0, 1], at(30))
+    clock.went_away(0)
+    assert clock.deadline(0) is None  # a bot plays it: no clock
+    rows = clock.rows("hearts", bot_seats=[])
+    assert [(row.seat, row.kind, row.deadline) for row in rows] == [
+        (0, "bot", None),
+        (1, "person", at(70)),
+    ]
+    clock.came_back(0, at(33))
+    assert clock.deadline(0) == at(33 + 10 + 15)  # a fresh turn, what is left of the bank
+    assert TurnClock.of({}).deadline(0) is None  # no clock at all
