@@ -145,6 +145,8 @@ class BotTurns:
                 return None
             if candidates:  # held by other workers: look again when a lease may run out
                 remaining = min(remaining, self._next_expiry(candidates, free))
+            else:  # turns under a live lease are not listed: look again when one may lapse
+                remaining = min(remaining, max(0.05, self.lease_seconds / 4))
             await self.notifier.wait_bot_turn(mark, remaining)
         return None
 
