@@ -276,12 +276,17 @@ class GameService:
             auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
         return row
 
-    async def _away(self, table: TableRow, credentials: Credentials) -> frozenset[int]:
-        """The seats played by a bot while their person is away, when a worker asks (a
-        worker may act for them); empty for anyone else (who needs no such right)."""
+    async def _away(
+        self, table: TableRow, credentials: Credentials, seat: int | None
+    ) -> frozenset[int]:
+        """The seats played by a bot while their person is away, when a worker asks for a
+        person's seat (a worker may act for it then); empty otherwise (no right needed,
+        and no read: a bot seat's move costs nothing more)."""
         if not (credentials.worker_token and not credentials.seat_token):
             return frozenset()
-        if table.status != TableStatus.PLAYING:
+        if table.status != TableStatus.PLAYING or seat is None:
+            return frozenset()
+        if not 0 <= seat < table.seats or table.seat_rows[seat].kind != SeatKind.PERSON:
             return frozenset()
         async with self._lock(table.table_id):
             folded, _ = await self._refresh(table.table_id)
@@ -373,8 +378,8 @@ class GameService:
         table = await self.get_table(table_id)
         if table.status != TableStatus.OPEN:
             return False
-        if table.person_active_at is not None and table.person_active_at >= before:
-            return False
+        if table.person_active_at is None or table.person_active_at >= before:
+            return False  # (a table without people never expires)
         try:
             await self.store.append(
                 table_id,
@@ -659,7 +664,7 @@ class GameService:
         """The view of ``seat`` (None: a spectator) at the table's latest version."""
         table = await self._table(table_id)
         if seat is not None:
-            self._check_seat(table, seat, credentials, await self._away(table, credentials))
+            self._check_seat(table, seat, credentials, await self._away(table, credentials, seat))
         if table.status in (TableStatus.OPEN, TableStatus.EXPIRED):
             return await self._lobby_snapshot(table)
         async with self._lock(table_id):
@@ -679,7 +684,7 @@ class GameService:
     ) -> Snapshot:
         """Apply ``move`` for ``seat``; at most once per ``request_id``."""
         table = await self._table(table_id)
-        away = await self._away(table, credentials)
+        away = await self._away(table, credentials, seat)
         row = self._check_seat(table, seat, credentials, away)
         by_worker = bool(credentials.worker_token and not credentials.seat_token)
         if isinstance(move, int) and expected_version is None:
@@ -856,7 +861,7 @@ class GameService:
         """Views as the table changes, starting after ``from_version``; ends when the game does."""
         table = await self._table(table_id)
         if seat is not None:
-            self._check_seat(table, seat, credentials, await self._away(table, credentials))
+            self._check_seat(table, seat, credentials, await self._away(table, credentials, seat))
         if from_version < 0:
             raise BadRequest(f"from_version must be 0 or more, not {from_version}")
         if from_version > 0:
