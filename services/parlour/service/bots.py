@@ -122,7 +122,9 @@ class BotTurns:
             if len(self._granted) > MAX_GRANTS_KEPT:  # forget the grants that ran out
                 now = loop.time()
                 self._granted = {k: g for k, g in self._granted.items() if g.until > now}
-            candidates = await self.app.store.bot_turns(utcnow(), sorted(games), CLAIM_BATCH)
+            candidates = await self.app.store.bot_turns(
+                utcnow(), sorted(games), CLAIM_BATCH, worker_id
+            )
             # turns this replica leased to others are skipped without a write
             free = [turn for turn in candidates if not self._held_by_other(turn, worker_id)]
             if free:

@@ -390,11 +390,11 @@ class EventStore(ABC):
 
     @abstractmethod
     async def bot_turns(
-        self, now: datetime, games: Sequence[str] = (), limit: int = 16
+        self, now: datetime, games: Sequence[str] = (), limit: int = 16, worker_id: str = ""
     ) -> list[Turn]:
         """Up to ``limit`` bot turns from the ``turns`` projection that hold no live lease
-        (only of ``games``, if given), the longest-waiting first; an index scan, whatever
-        the number of tables waiting for people."""
+        but ``worker_id``'s own (only of ``games``, if given), the longest-waiting first;
+        an index scan, whatever the number of tables waiting for people."""
 
     @abstractmethod
     async def due_turns(self, now: datetime, limit: int = 100) -> list[Turn]:

@@ -164,7 +164,8 @@ _BOT_TURNS = """
 SELECT t.table_id, t.seat, t.version FROM turns t
 LEFT JOIN bot_leases l ON l.table_id = t.table_id AND l.seat = t.seat
 WHERE t.kind = 'bot' AND (cardinality(%(games)s::text[]) = 0 OR t.game = ANY(%(games)s::text[]))
-  AND (l.table_id IS NULL OR l.expires_at <= %(now)s OR l.version < t.version)
+  AND (l.table_id IS NULL OR l.expires_at <= %(now)s OR l.version < t.version
+       OR l.worker_id = %(worker)s)
 ORDER BY t.since LIMIT %(limit)s
 """
 _DUE_TURNS = """
@@ -377,9 +378,9 @@ class PostgresEventStore(EventStore):
         return None if row is None else Lease(*row)
 
     async def bot_turns(
-        self, now: datetime, games: Sequence[str] = (), limit: int = 16
+        self, now: datetime, games: Sequence[str] = (), limit: int = 16, worker_id: str = ""
     ) -> list[Turn]:
-        params = {"now": now, "games": list(games), "limit": limit}
+        params = {"now": now, "games": list(games), "limit": limit, "worker": worker_id}
         return [(t, s, v) for t, s, v in await self._fetch(_BOT_TURNS, params)]
 
     async def due_turns(self, now: datetime, limit: int = 100) -> list[Turn]:

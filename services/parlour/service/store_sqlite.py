@@ -321,7 +321,7 @@ class SqliteEventStore(EventStore):
         )
 
     async def bot_turns(
-        self, now: datetime, games: Sequence[str] = (), limit: int = 16
+        self, now: datetime, games: Sequence[str] = (), limit: int = 16, worker_id: str = ""
     ) -> list[store.Turn]:
         lease = bot_leases
         query = (
@@ -335,6 +335,7 @@ class SqliteEventStore(EventStore):
                     lease.c.table_id.is_(None),
                     lease.c.expires_at <= now,
                     lease.c.version < turns.c.version,
+                    lease.c.worker_id == worker_id,
                 ),
             )
             .order_by(turns.c.since)
