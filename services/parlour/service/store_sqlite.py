@@ -14,7 +14,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -418,16 +418,49 @@ def _on_begin(connection: sa.Connection) -> None:
     connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get("parlour_write") else "BEGIN")
 
 
+# The turns projection is rewritten with every move: plain SQL (no statement to compile),
+# timestamps in the form SQLAlchemy's DateTime stores on SQLite.
+_DELETE_TURNS = "DELETE FROM turns WHERE table_id = ? AND seat NOT IN ({})"
+_UPSERT_TURNS = (
+    "INSERT INTO turns (table_id, seat, game, version, kind, since, deadline) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id, seat) DO UPDATE SET "
+    "version = excluded.version, kind = excluded.kind, since = excluded.since, "
+    "deadline = excluded.deadline"
+)
+
+
+def _sqlite_time(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
 def _write_turns(conn: sa.Connection, append: store.PendingAppend) -> None:
     """Replace the table's rows of the turns projection (in the append's transaction)."""
     rows = append.turns or ()
-    conn.execute(
-        turns.delete().where(
-            turns.c.table_id == append.table_id, turns.c.seat.not_in([row.seat for row in rows])
-        )
-    )
+    seats = [row.seat for row in rows]
+    if seats:
+        placeholders = ", ".join("?" for _ in seats)
+        conn.exec_driver_sql(_DELETE_TURNS.format(placeholders), (append.table_id, *seats))
+    else:
+        conn.exec_driver_sql("DELETE FROM turns WHERE table_id = ?", (append.table_id,))
     if rows:
-        conn.execute(_TURN_UPSERT, _turn_params(append.table_id, append.stored[-1].seq, rows))
+        version = append.stored[-1].seq
+        conn.exec_driver_sql(
+            _UPSERT_TURNS,
+            [
+                (
+                    append.table_id,
+                    row.seat,
+                    row.game,
+                    version,
+                    str(row.kind),
+                    _sqlite_time(row.since),
+                    _sqlite_time(row.deadline),
+                )
+                for row in rows
+            ],
+        )
 
 
 def _turn_params(
