@@ -252,7 +252,7 @@ export class TableScreen {
       `<span class="score" title="score">${player.score || 0}</span></div>` +
       `<div class="facts"><span class="count">${player.handSize || 0} card${player.handSize === 1 ? "" : "s"}</span>` +
       `${facts.map((f) => `<span>${f}</span>`).join("")}</div>` +
-      (toAct ? `<div class="turn">${mine ? "your turn" : "thinking…"}${clockTag(player)}</div>` : "") +
+      (toAct ? `<div class="turn">${player.away ? "bot playing…" : mine ? "your turn" : "thinking…"}${clockTag(player)}</div>` : "") +
       (player.away ? `<div class="away" title="the turn clock ran out: a computer player plays this seat until its player comes back">away (bot playing)</div>` : "");
     return badge;
   }
@@ -340,7 +340,7 @@ export class TableScreen {
     else text = "";
     line.textContent = text;
     if (legal.length && me !== null) line.classList.add("your-turn");
-    if (legal.length && myPlayer && myPlayer.timeLeftMs) line.insertAdjacentHTML("beforeend", ` time left:${clockTag(myPlayer)}`);
+    if (legal.length && myPlayer && myPlayer.timeLeftMs) line.insertAdjacentHTML("beforeend", ` Time left:${clockTag(myPlayer)}`);
     if (view.phase === "play" && !(view.tricks || []).length && (view.receivedCards || []).length && me !== null) {
       line.insertAdjacentHTML("beforeend", ` <span class="hint">(dashed: the cards passed to you)</span>`);
     }

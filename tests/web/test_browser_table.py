@@ -380,15 +380,19 @@ def test_a_turn_clock_ticks_a_bot_stands_in_and_the_player_comes_back(
     "away (bot playing)" and "I'm back" takes it back."""
     page = open_page(browser, web_stack, DESKTOP)
     page.wait_for_selector("#game option", state="attached")
-    page.select_option("#game", "hearts")
+    page.fill("#name", "Dee")
+    page.select_option("#game", "hearts")  # (the options form is drawn for the game chosen)
     page.select_option("[data-option='turn_seconds']", "3")
     page.select_option("[data-option='away_bot_level']", "easy")
-    table_id = host(page, "Dee", "hearts")
+    page.click("#host")
+    page.wait_for_function("location.hash.startsWith('#/table/')")
+    table_id = page.evaluate("location.hash.split('/')[2]")
+    assert spectator_view(web_stack, table_id)["players"][0]["playerName"] == "Dee"
     page.wait_for_selector(".seat.mine .clock")  # the pass: everyone's turn, mine on a clock
     assert re.fullmatch(r"[1-3] s", page.inner_text(".seat.mine .clock")), page.inner_text(
         ".seat.mine .clock"
     )
-    assert "time left" in page.inner_text("#prompt")
+    assert "Time left" in page.inner_text("#prompt")
     shot(page, "turn-clock")
     page.wait_for_selector(".seat.mine .away", timeout=15_000)
     assert page.inner_text(".seat.mine .away") == "away (bot playing)"

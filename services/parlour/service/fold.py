@@ -200,7 +200,7 @@ def describe(event: StoredEvent, viewer: int | None) -> tuple[int | None, Action
     if kind == SEAT_AWAY:
         seat = int(payload["seat"])
         level = payload.get("bot_level") or "normal"
-        return seat, None, f"seat {seat}'s clock ran out: a {level} bot plays for it (away)"
+        return seat, None, f"seat {seat}'s clock ran out: a computer player ({level}) plays for it"
     if kind == SEAT_RETURNED:
         seat = int(payload["seat"])
         return seat, None, f"seat {seat} is back and plays again"
