@@ -105,3 +105,11 @@ fuzz: $(STAMP)
 ## make leak-check: the all-outgoing-messages leak test over 300 random games (make test plays 60)
 leak-check: $(STAMP)
 	LEAK_GAMES=300 nice -n 10 $(BIN)/python -m pytest -q -s tests/service/test_no_leaks.py -k many
+
+# -- issue 12: bots with many tables waiting for people ---------------------------------
+.PHONY: bench-scale
+## make bench-scale: bot move latency and ClaimTurn cost with 0, 2,000 and 20,000 tables in
+## play waiting for people (hosted through the API, each batch timed), on a scratch Postgres
+## database (a few minutes); prints the table of figures and the targets
+bench-scale: $(STAMP)
+	$(BIN)/python bench/scale.py

@@ -105,6 +105,8 @@ DOMAIN_AND_APPLICATION = (
     "app",
     "bots",
     "replay_log",
+    "clock",
+    "sweeper",
 )
 DRIVERS_AND_EDGE = ("grpc", "sqlalchemy", "psycopg", "psycopg_pool", "google.protobuf")
 

@@ -322,7 +322,8 @@ class ParlourClient:
         self, *, game: str = "", status: str = "open", page_size: int = 0
     ) -> list[lobby_pb2.Table]:
         """The first page of tables, newest first; ``status`` is "open", "playing" or
-        "finished". See :meth:`list_tables_page` for the pages after it."""
+        "finished", "expired" or "abandoned". See :meth:`list_tables_page` for the pages
+        after it."""
         return list(
             (await self.list_tables_page(game=game, status=status, page_size=page_size)).tables
         )
@@ -454,6 +455,18 @@ class ParlourClient:
             idempotent=True,
         )
 
+    async def return_to_seat(
+        self, table_id: str, seat: int, seat_token: str
+    ) -> play_pb2.ReturnToSeatResponse:
+        """Take back a seat a bot played while its turn clock had run out (safe to retry:
+        a seat that is not away is answered with its view)."""
+        request = play_pb2.ReturnToSeatRequest(table_id=table_id, seat=seat)
+        metadata = tokens(seat_token=seat_token)
+        return await self._call(
+            lambda s: s.play.ReturnToSeat(request, metadata=metadata, timeout=self.timeout),
+            idempotent=True,
+        )
+
     async def watch(
         self,
         table_id: str,
@@ -566,6 +579,11 @@ class Seat:
     def watch(self, from_version: int = 0) -> AsyncGenerator[play_pb2.WatchResponse, None]:
         return self.client.watch(self.table_id, self.seat, self.token, from_version)
 
+    async def return_to_seat(self) -> play_pb2.ReturnToSeatResponse:
+        if self.token is None:
+            raise ValueError("taking a seat back needs the seat token")
+        return await self.client.return_to_seat(self.table_id, self.seat, self.token)
+
     async def leave(self) -> lobby_pb2.Table:
         if self.token is None:
             raise ValueError("leaving needs the seat token")
@@ -577,6 +595,8 @@ _STATUS = {
     "open": lobby_pb2.TABLE_STATUS_OPEN,
     "playing": lobby_pb2.TABLE_STATUS_PLAYING,
     "finished": lobby_pb2.TABLE_STATUS_FINISHED,
+    "expired": lobby_pb2.TABLE_STATUS_EXPIRED,
+    "abandoned": lobby_pb2.TABLE_STATUS_ABANDONED,
 }
 
 

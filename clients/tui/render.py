@@ -79,6 +79,10 @@ def seats_table(view: play_pb2.View) -> Table:
             name.append(" (free)", style="italic yellow")
         if player.seat in waiting:
             name.stylize("bold yellow")
+        if player.away:
+            name.append(" away (bot playing)", style="italic #ffd27a")
+        if player.time_left_ms and player.seat in waiting:
+            name.append(f" {clock_words(player.time_left_ms)}", style="bold")
         marker = Text("▶", style="bold yellow") if player.seat in waiting else ""
         row: list[RenderableType] = [marker, name]
         if show_team:
@@ -181,10 +185,27 @@ def whose_turn(view: play_pb2.View) -> Text:
         return Text("The game is over.", style="bold green")
     if view.phase == "lobby":
         return Text("Waiting for players to take their seats.", style="yellow")
+    if view.end_reason == play_pb2.END_REASON_ABANDONED:
+        return Text("The game was abandoned: nobody played for too long; no winner.", style="bold")
+    mine = (
+        view.players[view.seat] if view.HasField("seat") and view.seat < len(view.players) else None
+    )
+    if mine is not None and mine.away:
+        return Text(
+            "Your clock ran out: a computer player is playing for you. Press b to come back.",
+            style="bold #ffd27a",
+        )
     if view.HasField("seat") and view.seat in view.to_act:
+        if mine is not None and mine.time_left_ms:
+            return Text(f"Your turn ({clock_words(mine.time_left_ms)} left).", style="bold yellow")
         return Text("Your turn.", style="bold yellow")
     names = ", ".join(seat_name(view, seat) for seat in view.to_act)
     return Text(f"Waiting for {names}." if names else "", style="yellow")
+
+
+def clock_words(milliseconds: int) -> str:
+    """The time left on a turn clock: "12 s"."""
+    return f"{-(-max(0, milliseconds) // 1000)} s"
 
 
 def hand_line(hand: Sequence[str], playable: set[str], cursor: int, *, my_turn: bool) -> Text:

@@ -79,6 +79,7 @@ class TableScreen(Screen[None]):
         Binding("l", "last_trick", "Last trick"),
         Binding("e", "event_log", "Events"),
         Binding("escape", "leave", "Lobby"),
+        Binding("b", "come_back", "I'm back", show=False),
         *(Binding(str(n), f"digit('{n}')", show=False) for n in range(10)),
         Binding("n", "digit('NT')", show=False),
         Binding("backspace", "clear_typed", "Take back", show=False),
@@ -128,6 +129,7 @@ class TableScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.set_interval(1.0, self._tick_clocks)
         self.query_one("#seats").border_title = "Seats"
         self.query_one("#facts").border_title = "Table"
         self.query_one("#scores").border_title = "Scores by hand"
@@ -284,6 +286,31 @@ class TableScreen(Screen[None]):
             self.over_shown = True
             session(self).seat_book.forget(self.seat.table_id)
             self.app.push_screen(GameOverScreen(self.seat, view, self.events))
+
+    def _tick_clocks(self) -> None:
+        """Count the turn clocks down between views (issue 12)."""
+        view = self.view
+        if view is None or not any(player.time_left_ms for player in view.players):
+            return
+        for player in view.players:
+            if player.time_left_ms:
+                player.time_left_ms = max(0, player.time_left_ms - 1000)
+        self.refresh_all()
+
+    @work(exclusive=True, group="act")
+    async def action_come_back(self) -> None:
+        """Take the seat back from the computer player that stood in (PlayService.ReturnToSeat)."""
+        view = self.view
+        if view is None or not view.HasField("seat") or not view.players[view.seat].away:
+            return
+        try:
+            back = await session(self).client.return_to_seat(
+                self.seat.table_id, self.seat.seat, self.seat.token
+            )
+        except ParlourError as error:
+            self.show_refusal(error)
+            return
+        self.show_view(back.version, back.view)
 
     def _hand(self) -> list[str]:
         """The hand as shown: without the cards picked to pass (they are shown apart)."""

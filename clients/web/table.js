@@ -262,7 +262,8 @@ export class TableScreen {
       `<span class="score" title="score">${player.score || 0}</span></div>` +
       `<div class="facts"><span class="count">${player.handSize || 0} card${player.handSize === 1 ? "" : "s"}</span>` +
       `${facts.map((f) => `<span>${f}</span>`).join("")}</div>` +
-      (toAct ? `<div class="turn">${mine ? "your turn" : "thinking…"}</div>` : "");
+      (toAct ? `<div class="turn">${player.away ? "bot playing…" : mine ? "your turn" : "thinking…"}${clockTag(player)}</div>` : "") +
+      (player.away ? `<div class="away" title="the turn clock ran out: a computer player plays this seat until its player comes back">away (bot playing)</div>` : "");
     return badge;
   }
 
@@ -328,13 +329,28 @@ export class TableScreen {
     const legal = view.legalActions || [];
     const waiting = (view.toAct || []).filter((s) => s !== me).map((s) => seatName(view, s));
     let text;
-    if (view.isOver) text = `Game over: ${joinNames((view.winners || []).map((s) => playerName(view, s)))} ${(view.winners || []).length > 1 ? "win" : "wins"}.`;
+    const myPlayer = (view.players || []).find((p) => (p.seat || 0) === me);
+    if (view.endReason === "END_REASON_ABANDONED") text = "Game over: abandoned (nobody played for too long); no winner.";
+    else if (view.endReason === "END_REASON_EXPIRED") text = "This table expired: nobody started it in time.";
+    else if (view.isOver) text = `Game over: ${joinNames((view.winners || []).map((s) => playerName(view, s)))} ${(view.winners || []).length > 1 ? "win" : "wins"}.`;
+    else if (myPlayer && myPlayer.away) {
+      text = "Your clock ran out: a computer player is playing for you. ";
+      const back = document.createElement("button");
+      back.className = "primary";
+      back.dataset.back = "";
+      back.textContent = "I'm back";
+      back.onclick = () => this.takeSeatBack();
+      line.textContent = text;
+      line.appendChild(back);
+      return line;
+    }
     else if (me === null) text = `Watching. ${waiting.length ? `Waiting for ${joinNames(waiting)}.` : ""}`;
     else if (legal.length) text = this.yourTurnWords(view, legal);
     else if (waiting.length) text = `Waiting for ${joinNames(waiting)}…`;
     else text = "";
     line.textContent = text;
     if (legal.length && me !== null) line.classList.add("your-turn");
+    if (legal.length && myPlayer && myPlayer.timeLeftMs) line.insertAdjacentHTML("beforeend", ` Time left:${clockTag(myPlayer)}`);
     if (view.phase === "play" && !(view.tricks || []).length && (view.receivedCards || []).length && me !== null) {
       line.insertAdjacentHTML("beforeend", ` <span class="hint">(dashed: the cards passed to you)</span>`);
     }
@@ -503,7 +519,9 @@ export class TableScreen {
     const winners = (view.winners || []).map((s) => playerName(view, s));
     const order = [...(view.players || [])].sort((a, b) => this.rank(view, a) - this.rank(view, b));
     const hands = (view.handScores || []).length;
-    panel.innerHTML = `<div class="overlay-card"><h2>${escape(joinNames(winners))} ${winners.length > 1 ? "win" : "wins"}!</h2>` +
+    const abandoned = view.endReason === "END_REASON_ABANDONED";
+    const headline = abandoned ? "Abandoned: no winner" : `${escape(joinNames(winners))} ${winners.length > 1 ? "win" : "wins"}!`;
+    panel.innerHTML = `<div class="overlay-card"><h2>${headline}</h2>` +
       `<p class="end-reason">${escape(endWords(view))}</p>` +
       (view.endReason === "END_REASON_ROUNDS_PLAYED" ? "" : `<p class="muted">${escape(this.gameName(view))} is over after ${hands} hand${hands === 1 ? "" : "s"}.</p>`) +
       `<ol class="standings">${order.map((p) => `<li class="${(view.winners || []).includes(p.seat || 0) ? "won" : ""}">` +
@@ -552,6 +570,14 @@ export class TableScreen {
   }
 
   // -- acting ------------------------------------------------------------------------------
+
+  async takeSeatBack() {
+    try {
+      await rpc("PlayService/ReturnToSeat", { tableId: this.tableId, seat: this.held.seat }, { seat: this.held.token });
+    } catch (error) {
+      this.flash(say(error.message, this.shown));
+    }
+  }
 
   async act(id) {
     if (this.sending) return;
@@ -703,3 +729,21 @@ function suitChip(letter) {
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+// -- turn clocks -----------------------------------------------------------------------------
+
+/** A ticking "12 s" for a seat whose turn clock runs (its end is counted on this
+ * browser's clock from the view's time_left_ms, so the two clocks need not agree). */
+function clockTag(player) {
+  const left = Number(player.timeLeftMs || 0);
+  if (!left) return "";
+  return ` <span class="clock" data-until="${Date.now() + left}" title="time left for this turn">${Math.ceil(left / 1000)} s</span>`;
+}
+
+setInterval(() => {
+  for (const tag of document.querySelectorAll(".clock[data-until]")) {
+    const left = Math.max(0, Number(tag.dataset.until) - Date.now());
+    tag.textContent = `${Math.ceil(left / 1000)} s`;
+    tag.classList.toggle("short", left < 5000);
+  }
+}, 250);

@@ -27,8 +27,17 @@ from parlour.service.fold import (
     SEAT_TAKEN,
     TABLE_HOSTED,
     chained_digest,
+    fold,
 )
-from parlour.service.store import EventStore, NewEvent, SeatRow, TableRow, UnknownTable
+from parlour.service.store import (
+    EventStore,
+    NewEvent,
+    SeatRow,
+    TableRow,
+    UnknownTable,
+    stored_events,
+    utcnow,
+)
 from parlour.service.upcast import current_version, upcast
 
 GAME_EVENTS = (GAME_STARTED, CARDS_DEALT, "ActionTaken")
@@ -156,7 +165,12 @@ async def fork_game(
         name=hosted["name"],
         seat_rows=tuple(seat_rows),
     )
-    await store.create_table(row, first)
+    # the seats to act go into the "who must act now" projection with the table
+    now = utcnow()
+    folded = fold(stored_events(row.table_id, 0, first, None, now))
+    bots = [seat_row.seat for seat_row in seat_rows if seat_row.kind == domain.SeatKind.BOT]
+    turns = folded.clock.rows(table.game, bots)
+    await store.create_table(row, first, turns=turns, now=now)
     return Forked(
         row.table_id, source, at, host_token, seat_tokens, kinds, len(first), dealt_afresh
     )

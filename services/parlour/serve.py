@@ -16,6 +16,7 @@ from typing import Any
 
 from parlour import ops
 from parlour.migrate import database_url_argument, safe_url
+from parlour.service import sweeper
 from parlour.service.grpc_server import serve
 from parlour.service.notify import NOTIFY_ENV, NatsUnavailable, notify_setting
 from parlour.service.store import CONNECTIONS_ENV, DEFAULT_CONNECTIONS
@@ -70,6 +71,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("PARLOUR_EVENT_LOOP", "uvloop"),
         help="the event loop: uvloop (less CPU per call; asyncio's where uvloop is not "
         "installed) or asyncio's own (default: $PARLOUR_EVENT_LOOP or %(default)s)",
+    )
+    parser.add_argument(
+        "--sweep-seconds",
+        type=float,
+        default=None,
+        help="how often this replica looks for turn clocks that ran out and tables to "
+        f"expire (default: ${sweeper.SWEEP_SECONDS_ENV}, else {sweeper.DEFAULT_SWEEP_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--open-table-seconds",
+        type=float,
+        default=None,
+        help="an open table with no person joining for this long expires; 0: never "
+        f"(default: ${sweeper.OPEN_TABLE_SECONDS_ENV}, else "
+        f"{sweeper.DEFAULT_OPEN_TABLE_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--abandon-seconds",
+        type=float,
+        default=None,
+        help="a game with no person action for this long ends as abandoned; 0: never "
+        f"(default: ${sweeper.ABANDON_SECONDS_ENV}, else {sweeper.DEFAULT_ABANDON_SECONDS:g})",
     )
     ops.tls_server_arguments(parser)
     ops.metrics_arguments(parser)
@@ -146,6 +169,9 @@ def run(args: argparse.Namespace) -> int:
                 ready=ready,
                 notify=notify,
                 catch_up_seconds=args.catch_up_seconds,
+                sweep=sweeper.SweepSettings.from_env(
+                    args.sweep_seconds, args.open_table_seconds, args.abandon_seconds
+                ),
             )
         )
     except NatsUnavailable as problem:

@@ -11,6 +11,7 @@ import grpc
 import pytest
 
 from parlour.client import ParlourClient, ParlourError
+from parlour.service.store import utcnow
 from parlour.v1 import bots_pb2
 from tests.ai.bot_service import bot_service, bot_table
 from tests.service.harness import Truth, assert_no_hidden_cards
@@ -100,9 +101,13 @@ async def test_a_lease_ends_when_its_turn_is_played(store_url: str) -> None:
         async with service.worker("a") as a, service.worker("b") as b:
             turn = await claim(a)
             after = await play(a, turn)  # one of the seat's three passes
-            # the seat is still to act (two more passes), at a new version: anyone may take it
+            # the seat is still to act (two more passes), at a new version: a's lease was
+            # for the old one, so the seat is listed for anyone to claim (its new turn
+            # began last: the other seats, waiting longer, come first)
+            listed = await service.store.bot_turns(utcnow(), worker_id="b")
+            assert listed[-1] == (turn.table_id, turn.seat, after)
             again = await claim(b)
-    assert (again.seat, again.version) == (turn.seat, after)
+    assert again.claimed and again.version == after
 
 
 async def test_an_act_from_a_worker_without_the_lease_is_refused(store_url: str) -> None:

@@ -71,7 +71,8 @@ SETUPS: list[tuple[str, int, dict[str, str]]] = [
     ("wizard", 3, {"rounds": "5"}),
     ("wizard", 6, {"rounds": "5"}),
     ("crazy8s", 2, {"hand_size": "5"}),
-    ("crazy8s", 4, {"hand_size": "5"}),
+    # a turn clock on: the views also carry each seat's deadline and time left
+    ("crazy8s", 4, {"hand_size": "5", "turn_seconds": "300", "bank_seconds": "60"}),
     ("crazy8s", 6, {"hand_size": "5", "draw_until_playable": "false"}),
     ("kaiser", 4, {"target": "32"}),
 ]

@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +44,16 @@ from parlour.service.store import (
     SeatRow,
     StoreUnavailable,
     TableRow,
+    TurnRow,
     UnknownTable,
+    utcnow,
 )
 from parlour.service.store_pg import PostgresEventStore
 from parlour.service.store_schema import metadata
 from parlour.service.store_sqlite import SqliteEventStore
 
 ROOT = Path(__file__).resolve().parents[2]
-STORE_TABLES = {"events", "tables", "seats", "bot_leases"}
+STORE_TABLES = {"events", "tables", "seats", "bot_leases", "turns"}
 
 
 def hosted(table_id: str = "t1", game: str = "wizard", status: str = "open") -> TableRow:
@@ -351,12 +355,49 @@ class RecorderContract:
         assert await store.claim_bot_turn("w2", 30, [("t1", 1, 1)]) == ("t1", 1, 1)
         assert await store.claim_bot_turn("w1", 30, [("t1", 1, 1)]) is None
 
-    async def test_bot_turn_candidates_are_the_bot_seats_of_tables_in_play(
+    async def test_the_turns_projection_is_replaced_with_each_append(
         self, store: EventStore
     ) -> None:
-        await store.create_table(hosted("open"), [TABLE_HOSTED])
-        await store.create_table(hosted("playing", status="playing"), [TABLE_HOSTED])
-        assert await store.bot_turn_candidates() == [("playing", 1, 1)]
+        """Bot turns come from the projection (longest waiting first, live leases left
+        out), due person clocks by deadline; an append without turns leaves them."""
+        now = utcnow()
+        early, late = now - timedelta(seconds=60), now - timedelta(seconds=30)
+        for table_id in ("a", "b"):
+            await store.create_table(hosted(table_id, status="playing"), [TABLE_HOSTED])
+        person = TurnRow(0, "person", "wizard", early, now - timedelta(seconds=1))  # type: ignore[arg-type]
+        await store.append("a", 1, [action(2, "bid 1")], turns=[person], bot_turn=False)
+        bot = TurnRow(1, "bot", "wizard", late)  # type: ignore[arg-type]
+        await store.append("b", 1, [action(0, "bid 1")], turns=[bot, replace(person, since=late)])
+        assert await store.bot_turns(now) == [("b", 1, 2)]
+        assert await store.bot_turns(now, ["hearts"]) == []
+        assert await store.due_turns(now) == [("a", 0, 2), ("b", 0, 2)]
+        # the worker holding b's turn hides it from the others
+        assert await store.claim_bot_turn("w1", 30, [("b", 1, 2)]) == ("b", 1, 2)
+        assert await store.bot_turns(now) == []
+        # a's next append makes seat 1 a bot turn (the person is away), older than b's
+        away = TurnRow(0, "bot", "wizard", early)  # type: ignore[arg-type]
+        await store.append("a", 2, [NewEvent("SeatAway", {"seat": 0})], turns=[away])
+        assert await store.bot_turns(now) == [("a", 0, 3)]
+        assert await store.due_turns(now) == [("b", 0, 2)]
+        assert await store.turn_rows("a") == [away]
+        await store.append("a", 3, [NewEvent("SeatReturned", {"seat": 0})])  # turns kept
+        assert await store.turn_rows("a") == [away]
+        await store.append("a", 4, [NewEvent("GameAbandoned", {})], turns=[])
+        assert await store.turn_rows("a") == []
+
+    async def test_idle_tables_are_found_by_their_last_person_activity(
+        self, store: EventStore
+    ) -> None:
+        await store.create_table(hosted("people"), [TABLE_HOSTED])
+        bots_only = replace(
+            hosted("bots"),
+            seat_rows=(SeatRow(0, "bot", occupied=True),),  # type: ignore[arg-type]
+        )
+        await store.create_table(bots_only, [TABLE_HOSTED])
+        later = utcnow() + timedelta(seconds=1)
+        assert await store.idle_tables("open", later) == ["people"]  # type: ignore[arg-type]
+        await store.append("people", 1, [NewEvent("SeatTaken", {})], person_active_at=later)
+        assert await store.idle_tables("open", later) == []  # type: ignore[arg-type]
 
     # --- the connection budget ---------------------------------------------------------
 

@@ -381,3 +381,35 @@ def test_the_summary_says_a_kaiser_set_a_moon_and_a_blocked_round(
     ]
     assert said["left"] == [2, 2, 2]
     assert page.errors == []
+
+
+def test_a_turn_clock_ticks_a_bot_stands_in_and_the_player_comes_back(
+    browser: Any, web_stack: str
+) -> None:
+    """Issue 12: the time left shows on the seat to act; when it runs out the seat says
+    "away (bot playing)" and "I'm back" takes it back."""
+    page = open_page(browser, web_stack, DESKTOP)
+    page.wait_for_selector("#game option", state="attached")
+    page.fill("#name", "Dee")
+    page.select_option("#game", "hearts")  # (the options form is drawn for the game chosen)
+    page.select_option("[data-option='turn_seconds']", "3")
+    page.select_option("[data-option='away_bot_level']", "easy")
+    page.click("#host")
+    page.wait_for_function("location.hash.startsWith('#/table/')")
+    table_id = page.evaluate("location.hash.split('/')[2]")
+    assert spectator_view(web_stack, table_id)["players"][0]["playerName"] == "Dee"
+    page.wait_for_selector(".seat.mine .clock")  # the pass: everyone's turn, mine on a clock
+    assert re.fullmatch(r"[1-3] s", page.inner_text(".seat.mine .clock")), page.inner_text(
+        ".seat.mine .clock"
+    )
+    assert "Time left" in page.inner_text("#prompt")
+    shot(page, "turn-clock")
+    page.wait_for_selector(".seat.mine .away", timeout=15_000)
+    assert page.inner_text(".seat.mine .away") == "away (bot playing)"
+    assert "a computer player is playing for you" in page.inner_text("#prompt")
+    shot(page, "away")
+    page.click("[data-back]")
+    page.wait_for_selector(".seat.mine .away", state="detached", timeout=10_000)
+    view = spectator_view(web_stack, table_id)
+    assert not any(player.get("away") for player in view["players"])
+    assert page.errors == []

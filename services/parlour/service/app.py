@@ -27,7 +27,8 @@ import secrets
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, Protocol
 
 from parlour.engine.actions import Action
@@ -37,6 +38,7 @@ from parlour.engine.errors import EngineError
 from parlour.engine.registry import get_game
 from parlour.engine.view import View
 from parlour.service import auth, deals, metrics, paging
+from parlour.service.clock import TURN_SECONDS, resolve_clock, split_options
 from parlour.service.domain import SeatKind, TableStatus
 from parlour.service.errors import (
     AheadOfTable,
@@ -54,10 +56,14 @@ from parlour.service.errors import (
 from parlour.service.events import (
     ActionTaken,
     CardsDealt,
+    GameAbandoned,
     GameFinished,
     GameStarted,
+    SeatAway,
     SeatLeft,
+    SeatReturned,
     SeatTaken,
+    TableExpired,
     TableHosted,
 )
 from parlour.service.fold import (
@@ -87,7 +93,9 @@ from parlour.service.store import (
     SeatRow,
     StoredEvent,
     TableRow,
+    TurnRow,
     UnknownTable,
+    utcnow,
 )
 
 __all__ = [
@@ -139,6 +147,14 @@ class Snapshot:
     view: View | None
     events: tuple[StoredEvent, ...] = ()
     duplicate: bool = False
+    #: person seats being played by a bot (their clock ran out)
+    away: frozenset[int] = frozenset()
+    #: seat -> when its turn clock runs out (seats to act, with a clock, not away)
+    deadlines: Mapping[int, datetime] = field(default_factory=dict)
+    #: "abandoned" or "expired" when the table ended without finishing its game
+    ended: str = ""
+    #: the bot level that plays for an away seat
+    away_bot_level: str = ""
 
 
 class GameService:
@@ -237,15 +253,22 @@ class GameService:
         self._remember(table_id, folded)
         return folded, events
 
-    def _check_seat(self, table: TableRow, seat: int, credentials: Credentials) -> SeatRow:
-        """The seat's row, once ``credentials`` prove the caller may act for it."""
+    def _check_seat(
+        self,
+        table: TableRow,
+        seat: int,
+        credentials: Credentials,
+        away: frozenset[int] = frozenset(),
+    ) -> SeatRow:
+        """The seat's row, once ``credentials`` prove the caller may act for it (a worker
+        acts for bot seats and for the seats of people who are away)."""
         if not 0 <= seat < table.seats:
             raise BadRequest(
                 f"table {table.table_id} has seats 0 to {table.seats - 1}, not seat {seat}"
             )
         row = table.seat_rows[seat]
         if credentials.worker_token and not credentials.seat_token:
-            if row.kind != SeatKind.BOT:
+            if row.kind != SeatKind.BOT and seat not in away:
                 raise WrongToken(
                     f"a worker token acts only for bot seats; seat {seat} is a person's "
                     "(send its seat token)"
@@ -254,6 +277,181 @@ class GameService:
         else:
             auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
         return row
+
+    async def _away(
+        self, table: TableRow, credentials: Credentials, seat: int | None
+    ) -> frozenset[int]:
+        """The seats played by a bot while their person is away, when a worker asks for a
+        person's seat (a worker may act for it then); empty otherwise (no right needed,
+        and no read: a bot seat's move costs nothing more)."""
+        if not (credentials.worker_token and not credentials.seat_token):
+            return frozenset()
+        if table.status != TableStatus.PLAYING or seat is None:
+            return frozenset()
+        if not 0 <= seat < table.seats or table.seat_rows[seat].kind != SeatKind.PERSON:
+            return frozenset()
+        async with self._lock(table.table_id):
+            folded, _ = await self._refresh(table.table_id)
+            return frozenset(folded.clock.away)
+
+    async def _lobby_snapshot(self, table: TableRow) -> Snapshot:
+        if table.status == TableStatus.EXPIRED:
+            return Snapshot(table.version, table, None, ended="expired")
+        return Snapshot(table.version, table, None)
+
+    def _turn_rows(self, folded: Folded, table: TableRow) -> list[TurnRow]:
+        """The table's rows of the "who must act now" projection (after ``folded``)."""
+        bots = [row.seat for row in table.seat_rows if row.kind == SeatKind.BOT]
+        return folded.clock.rows(table.game, bots)
+
+    # -- clocks and expiry (run by the sweeper of every replica, see sweeper.py) ----------
+
+    async def time_out(self, table_id: str, seat: int, version: int) -> bool:
+        """A person's clock ran out at ``version``: a bot plays the seat from now (SeatAway).
+
+        Checked against the log (the deadline is recomputed from it); appended at
+        ``version``, so of several replicas sweeping the same deadline one writes.
+        True if this call wrote the event.
+        """
+        table = await self._table(table_id)
+        async with self._lock(table_id):
+            folded, _ = await self._refresh(table_id)
+            deadline = folded.clock.deadline(seat)
+            now = utcnow()
+            if (
+                folded.seq != version
+                or folded.ended
+                or folded.state is None
+                or folded.state.is_over
+                or deadline is None
+                or deadline > now
+            ):
+                return False
+            folded.clock.went_away(seat)
+            level = folded.clock.away_bot_level
+            return await self._append_quietly(
+                folded,
+                table,
+                [SeatAway(seat, level).new()],
+                now,
+            )
+
+    async def return_to_seat(self, table_id: str, seat: int, credentials: Credentials) -> Snapshot:
+        """The person takes back a seat a bot played while they were away (SeatReturned)."""
+        table = await self._table(table_id)
+        self._check_seat(table, seat, credentials)
+        if credentials.worker_token and not credentials.seat_token:
+            raise WrongToken("only the seat's own token takes a seat back")
+        for attempt in (0, 1):
+            async with self._lock(table_id):
+                folded, _ = await self._refresh(table_id)
+                state = _started(folded, table_id)
+                if seat not in folded.clock.away:
+                    return _snapshot(folded, table, state.view(seat))
+                if folded.ended or state.is_over:
+                    raise WrongTableState(f"the game at table {table_id} is over")
+                now = utcnow()
+                folded.clock.came_back(seat, now)
+                turns = self._turn_rows(folded, table)
+                try:
+                    stored = await self.store.append(
+                        table_id,
+                        folded.seq,
+                        [SeatReturned(seat).new()],
+                        turns=turns,
+                        bot_turn=_bot_turn(turns),
+                        person_active_at=now,
+                        now=now,
+                    )
+                except ConcurrencyConflict:
+                    self._evict(table_id)
+                    if attempt:
+                        raise LostRace("the table moved on; try again") from None
+                    continue
+                except BaseException:
+                    self._evict(table_id)
+                    raise
+                folded.seq = stored[-1].seq
+                return _snapshot(folded, table, state.view(seat))
+        raise AssertionError("unreachable")
+
+    async def expire(self, table_id: str, before: datetime) -> bool:
+        """End an open table whose last person activity was before ``before`` (TableExpired)."""
+        table = await self.get_table(table_id)
+        if table.status != TableStatus.OPEN:
+            return False
+        if table.person_active_at is None or table.person_active_at >= before:
+            return False  # (a table without people never expires)
+        try:
+            await self.store.append(
+                table_id,
+                table.version,
+                [TableExpired().new()],
+                table_status=TableStatus.EXPIRED,
+                turns=[],
+                bot_turn=False,
+            )
+        except ConcurrencyConflict:
+            return False
+        return True
+
+    async def abandon(self, table_id: str, before: datetime) -> bool:
+        """End a playing table no person moved since ``before``: GameAbandoned, with the
+        scores as they stand and no winner; the bots' turns go with it."""
+        table = await self.get_table(table_id)
+        if table.status != TableStatus.PLAYING:
+            return False
+        if table.person_active_at is None or table.person_active_at >= before:
+            return False
+        async with self._lock(table_id):
+            folded, _ = await self._refresh(table_id)
+            state = _started(folded, table_id)
+            if folded.ended or state.is_over or folded.seq != table.version:
+                return False
+            ended = GameAbandoned(tuple(state.scores()))
+            written = await self._append_quietly(
+                folded,
+                table,
+                [ended.new()],
+                utcnow(),
+                status=TableStatus.ABANDONED,
+                final=True,
+            )
+            if written:
+                folded.ended = "abandoned"
+            return written
+
+    async def _append_quietly(
+        self,
+        folded: Folded,
+        table: TableRow,
+        events: list[NewEvent],
+        now: datetime,
+        *,
+        status: TableStatus | None = None,
+        final: bool = False,
+    ) -> bool:
+        """Append the sweeper's event at the fold's version (call under the lock); a lost
+        race (another replica's sweeper, a move) is no error: False."""
+        turns = [] if final else self._turn_rows(folded, table)
+        try:
+            stored = await self.store.append(
+                table.table_id,
+                folded.seq,
+                events,
+                table_status=status,
+                turns=turns,
+                bot_turn=_bot_turn(turns),
+                now=now,
+            )
+        except ConcurrencyConflict:
+            self._evict(table.table_id)
+            return False
+        except BaseException:
+            self._evict(table.table_id)
+            raise
+        folded.seq = stored[-1].seq
+        return True
 
     # -- the lobby -----------------------------------------------------------------------
 
@@ -283,7 +481,9 @@ class GameService:
             raise BadRequest("give the number of seats or a seat setup")
         if seat_setup and len(seat_setup) != seats:
             raise BadRequest(f"{seats} seats but a setup for {len(seat_setup)}")
-        resolved = info.resolve(seats, options)
+        game_options, clock_options = split_options(options)
+        resolved = info.resolve(seats, game_options)
+        clock = resolve_clock(clock_options)
         choices = list(seat_setup) or [SeatChoice() for _ in range(seats)]
         self._check_bot_levels(info.id, choices)
         host_name = clean_name(host_player_name, "host_player_name", required=host_takes_seat)
@@ -296,6 +496,7 @@ class GameService:
             seat_kinds=tuple(row.kind.value for row in seat_rows),
             bot_levels=tuple(row.bot_level or "" for row in seat_rows),
             name=name or default_name(host_name, info),
+            clock=clock,
         )
         if players_entropy:
             seed = deals.new_secret()  # private: revealed with the log once the game is over
@@ -322,16 +523,16 @@ class GameService:
             table_id=secrets.token_hex(8),
             game=info.id,
             seats=seats,
-            options=dict(resolved),
+            # the clock's options are shown with the game's when the table has a clock
+            options={**resolved, **clock} if clock[TURN_SECONDS] else dict(resolved),
             status=TableStatus.OPEN,
             host_token_hash=auth.token_hash(host_token),
             version=len(events),
             name=hosted.name,
             seat_rows=tuple(seat_rows),
         )
-        await self.store.create_table(row, events)
-        table = await self.store.get_table(row.table_id)
-        return Hosted(table, host_token, seat, seat_token)
+        await self.store.create_table(row, events, now=row.created_at)
+        return Hosted(row, host_token, seat, seat_token)  # as stored: no need to read it back
 
     def _check_bot_levels(self, game: str, choices: Sequence[SeatChoice]) -> None:
         """Refuse a bot level the catalogue does not publish for ``game`` (if it publishes any)."""
@@ -400,6 +601,8 @@ class GameService:
                     table.version,
                     [SeatTaken(taken, name, entropy or None).new()],
                     seat_updates=[row],
+                    bot_turn=False,
+                    person_active_at=utcnow(),
                 )
             except ConcurrencyConflict:
                 if attempt:
@@ -421,6 +624,7 @@ class GameService:
                     table.version,
                     [SeatLeft(seat).new()],
                     seat_updates=[freed],
+                    bot_turn=False,
                 )
             except ConcurrencyConflict:
                 if attempt:
@@ -449,9 +653,21 @@ class GameService:
                 )
             folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED, started.payload()))
             events = [started.new(), *self._chance(folded)]
+            now = utcnow()
+            assert folded.state is not None
+            folded.clock.track(folded.state.to_act(), now)
+            turns = self._turn_rows(folded, table)
+            has_person = any(row.kind == SeatKind.PERSON for row in table.seat_rows)
             try:
                 stored = await self.store.append(
-                    table_id, table.version, events, table_status=TableStatus.PLAYING
+                    table_id,
+                    table.version,
+                    events,
+                    table_status=TableStatus.PLAYING,
+                    turns=turns,
+                    bot_turn=_bot_turn(turns),
+                    person_active_at=now if has_person else None,
+                    now=now,
                 )
             except ConcurrencyConflict:
                 raise LostRace("the table changed while starting; try again") from None
@@ -459,7 +675,14 @@ class GameService:
                 self._evict(table_id)
             folded.seq = stored[-1].seq
             self._remember(table_id, folded)
-        return await self.get_table(table_id)
+        # the row as the append left it (no need to read it back)
+        return replace(
+            table,
+            status=TableStatus.PLAYING,
+            version=stored[-1].seq,
+            updated_at=now,
+            person_active_at=now if has_person else None,
+        )
 
     # -- play ----------------------------------------------------------------------------
 
@@ -467,13 +690,13 @@ class GameService:
         """The view of ``seat`` (None: a spectator) at the table's latest version."""
         table = await self._table(table_id)
         if seat is not None:
-            self._check_seat(table, seat, credentials)
-        if table.status == TableStatus.OPEN:
-            return Snapshot(table.version, table, None)
+            self._check_seat(table, seat, credentials, await self._away(table, credentials, seat))
+        if table.status in (TableStatus.OPEN, TableStatus.EXPIRED):
+            return await self._lobby_snapshot(table)
         async with self._lock(table_id):
             folded, _ = await self._refresh(table_id)
             state = _started(folded, table_id)
-            return Snapshot(folded.seq, table, state.view(seat))
+            return _snapshot(folded, table, state.view(seat))
 
     async def act(
         self,
@@ -487,15 +710,17 @@ class GameService:
     ) -> Snapshot:
         """Apply ``move`` for ``seat``; at most once per ``request_id``."""
         table = await self._table(table_id)
-        row = self._check_seat(table, seat, credentials)
+        away = await self._away(table, credentials, seat)
+        row = self._check_seat(table, seat, credentials, away)
+        by_worker = bool(credentials.worker_token and not credentials.seat_token)
         if isinstance(move, int) and expected_version is None:
             raise BadRequest("a legal_action_id needs the expected_version it was listed at")
         try:
-            if table.status == TableStatus.OPEN:
+            if table.status in (TableStatus.OPEN, TableStatus.EXPIRED):
                 raise WrongTableState(f"the game at table {table_id} has not started")
-            if row.kind == SeatKind.BOT and self.bot_act_guard is not None:
+            if (row.kind == SeatKind.BOT or seat in away) and self.bot_act_guard is not None:
                 await self.bot_act_guard(table_id, seat, credentials.worker_id, expected_version)
-            return await self._act(table, seat, move, expected_version, request_id)
+            return await self._act(table, seat, move, expected_version, request_id, by_worker)
         except DuplicateRequest as duplicate:  # raced its own first try, which won
             return await self._first_result(
                 table, seat, duplicate.first_seq, move, expected_version, request_id
@@ -518,6 +743,7 @@ class GameService:
         move: MoveSpec,
         expected_version: int | None,
         request_id: str,
+        by_worker: bool = False,
     ) -> Snapshot:
         table_id = table.table_id
         async with self._lock(table_id):
@@ -531,6 +757,13 @@ class GameService:
                 ):
                     folded, _ = await self._refresh(table_id)
                 state = _started(folded, table_id)
+                if folded.ended:
+                    raise WrongTableState(f"the game at table {table_id} was {folded.ended}")
+                if seat in folded.clock.away and not by_worker:
+                    raise WrongTableState(
+                        f"seat {seat} is played by a bot since its clock ran out; take the "
+                        "seat back first (PlayService.ReturnToSeat with its token)"
+                    )
                 if expected_version is not None and expected_version != folded.seq:
                     raise StaleVersion(
                         f"version {expected_version} is stale: table {table_id} is at "
@@ -540,12 +773,20 @@ class GameService:
                 state.apply(seat, action)  # raises before changing anything
                 try:
                     events, status = self._consequences(folded, seat, action)
+                    now = utcnow()
+                    folded.clock.track(state.to_act(), now, acted=seat)
+                    turns = [] if state.is_over else self._turn_rows(folded, table)
+                    by_person = not by_worker
                     stored = await self.store.append(
                         table_id,
                         folded.seq,
                         events,
                         request_id=request_id or None,
                         table_status=status,
+                        turns=turns,
+                        bot_turn=_bot_turn(turns),
+                        person_active_at=now if by_person else None,
+                        now=now,
                     )
                 except ConcurrencyConflict:
                     metrics.APPEND_CONFLICTS.inc()
@@ -560,7 +801,7 @@ class GameService:
                     self._evict(table_id)
                     raise
                 folded.seq = stored[-1].seq
-                return Snapshot(folded.seq, table, state.view(seat))
+                return _snapshot(folded, table, state.view(seat))
         raise AssertionError("unreachable")
 
     def _consequences(
@@ -649,7 +890,7 @@ class GameService:
             if folded.seq != end:
                 folded = fold(await self.store.read(table_id, 0, end))
             state = _started(folded, table_id)
-            return Snapshot(end, table, state.view(seat), duplicate=True)
+            return replace(_snapshot(folded, table, state.view(seat)), version=end, duplicate=True)
 
     async def watch(
         self, table_id: str, seat: int | None, credentials: Credentials, from_version: int = 0
@@ -657,7 +898,7 @@ class GameService:
         """Views as the table changes, starting after ``from_version``; ends when the game does."""
         table = await self._table(table_id)
         if seat is not None:
-            self._check_seat(table, seat, credentials)
+            self._check_seat(table, seat, credentials, await self._away(table, credentials, seat))
         if from_version < 0:
             raise BadRequest(f"from_version must be 0 or more, not {from_version}")
         if from_version > 0:
@@ -695,21 +936,24 @@ class GameService:
     ) -> tuple[Snapshot | None, bool]:
         """The snapshot after ``sent`` (None if nothing new) and whether the game is over."""
         table = await self._table(table_id)
-        if table.status == TableStatus.OPEN:
+        if table.status in (TableStatus.OPEN, TableStatus.EXPIRED):
+            expired = table.status == TableStatus.EXPIRED
             if table.version <= sent:
-                return None, False
+                return None, expired
             events = await self.store.read(table_id, sent, table.version)
-            return Snapshot(table.version, table, None, tuple(events)), False
+            lobby = await self._lobby_snapshot(table)
+            return replace(lobby, events=tuple(events)), expired
         async with self._lock(table_id):
             folded, events = await self._refresh(table_id, after=sent)
             state = _started(folded, table_id)
             if folded.seq <= sent:
-                return None, state.is_over
-            view = state.view(seat)
+                return None, state.is_over or bool(folded.ended)
+            snapshot = _snapshot(folded, table, state.view(seat))
         news = tuple(event for event in events if event.seq > sent)
         if len(news) < folded.seq - sent:  # the cache was ahead of what we read
             news = tuple(await self.store.read(table_id, sent, folded.seq))
-        return Snapshot(folded.seq, table, view, news), view.is_over
+        over = snapshot.view is not None and snapshot.view.is_over
+        return replace(snapshot, events=news), over or bool(snapshot.ended)
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -749,6 +993,33 @@ def _same_request(
     except EngineError:
         return False
     return str(action) == str(Action.parse(str(first.payload["action"])))
+
+
+def _bot_turn(turns: Sequence[TurnRow]) -> bool:
+    """Whether the projection rows leave a bot (or a seat played by a bot) to act."""
+    return any(turn.kind == SeatKind.BOT for turn in turns)
+
+
+def _snapshot(folded: Folded, table: TableRow, view: View) -> Snapshot:
+    """A snapshot at the fold's version, with the clock's and the ending's facts."""
+    clock = folded.clock
+    deadlines: dict[int, datetime] = {}
+    if clock.on:
+        for seat in clock.since:
+            if seat < len(table.seat_rows) and table.seat_rows[seat].kind == SeatKind.BOT:
+                continue  # a bot has no clock
+            deadline = clock.deadline(seat)
+            if deadline is not None and not folded.ended and not view.is_over:
+                deadlines[seat] = deadline
+    return Snapshot(
+        folded.seq,
+        table,
+        view,
+        away=frozenset(clock.away),
+        deadlines=deadlines,
+        ended=folded.ended,
+        away_bot_level=clock.away_bot_level if clock.away else "",
+    )
 
 
 def _started(folded: Folded, table_id: str) -> GameState:

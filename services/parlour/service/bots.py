@@ -2,12 +2,14 @@
 
 Application layer: no gRPC here (``grpc_server.BotServicer`` adapts it).
 
-A bot turn is a bot seat that the engine lists in ``to_act`` at a table being
-played. :class:`BotTurns` finds them (the store lists the bot seats of tables
-in play; which of them are to act is the engine's to say, so each table's
-fold is asked, once per version) and leases one to the claiming worker with
-``store.claim_bot_turn``: one atomic upsert, so two workers never hold the
-same live lease. A lease is for one version of the table: once the table
+A bot turn is a seat the table waits for that a bot plays: a bot seat, or a
+person's seat while the person is away (their clock ran out). The ``turns``
+projection lists them, kept in the appending transaction; :class:`BotTurns`
+reads a few of them (an index scan of the bot turns, the longest-waiting
+first, leaving out those under a live lease: it costs the same whatever the
+number of tables waiting for people) and leases one to the claiming worker
+with ``store.claim_bot_turn``: one atomic upsert, so two workers never hold
+the same live lease. A lease is for one version of the table: once the table
 moves on, the turn is over and the seat is claimable again; a worker that
 dies mid-turn holds it only until the lease expires.
 
@@ -18,10 +20,10 @@ Still, an Act from a worker that does not hold a live lease on the turn is
 refused (``check_act``, the service's ``bot_act_guard``), so that a slow
 worker whose lease ran out cannot cut in on the worker now playing the turn.
 
-An idle worker long-polls: ClaimTurn waits on the notifier for a bot turn
-anywhere (an append that leaves a bot to act, on any replica) and looks
-again; while turns are held by other workers it also looks again every
-quarter lease, to catch expiries.
+An idle worker long-polls: ClaimTurn waits on the notifier's bot-turn
+wake-ups (an append that leaves a bot to act, see ``PendingAppend.bot_turn``),
+not on every append, and looks again; while turns are held by other workers
+it also looks again every quarter lease, to catch expiries.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ log = logging.getLogger("parlour.service.bots")
 DEFAULT_LEASE_SECONDS = 5.0
 MAX_WAIT_SECONDS = 60.0
 MAX_WORKER_ID = 100
+#: how many bot turns one claim pass reads from the projection
+CLAIM_BATCH = 16
+MAX_GRANTS_KEPT = 10_000
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,8 @@ class Claim:
     version: int
     view: View
     expires_at: datetime
+    #: the level of the bot that plays: the seat's, or the table's away_bot_level
+    bot_level: str = ""
 
 
 @dataclass(frozen=True)
@@ -63,15 +70,6 @@ class _Grant:
     worker_id: str
     version: int
     until: float
-
-
-@dataclass(frozen=True)
-class _Turns:
-    """Who is to act at a table at one version (cached per table)."""
-
-    version: int
-    game: str
-    to_act: frozenset[int]
 
 
 class BotTurns:
@@ -93,7 +91,6 @@ class BotTurns:
         self._token_hash = auth.token_hash(worker_token) if worker_token else None
         # the service checks the bot seat's view request like any worker's
         self._as_worker = Credentials(worker_token=worker_token)
-        self._turns: dict[str, _Turns] = {}
         self._granted: dict[tuple[str, int], _Grant] = {}
 
     def check_worker(self, given: Credentials) -> None:
@@ -122,7 +119,12 @@ class BotTurns:
         deadline = loop.time() + wait_seconds
         while not self.app.closing:
             mark = self.notifier.changes
-            candidates = await self._candidates(games)
+            if len(self._granted) > MAX_GRANTS_KEPT:  # forget the grants that ran out
+                now = loop.time()
+                self._granted = {k: g for k, g in self._granted.items() if g.until > now}
+            candidates = await self.app.store.bot_turns(
+                utcnow(), sorted(games), CLAIM_BATCH, worker_id
+            )
             # turns this replica leased to others are skipped without a write
             free = [turn for turn in candidates if not self._held_by_other(turn, worker_id)]
             if free:
@@ -145,6 +147,8 @@ class BotTurns:
                 return None
             if candidates:  # held by other workers: look again when a lease may run out
                 remaining = min(remaining, self._next_expiry(candidates, free))
+            else:  # turns under a live lease are not listed: look again when one may lapse
+                remaining = min(remaining, max(0.05, self.lease_seconds / 4))
             await self.notifier.wait_any(mark, remaining)
         return None
 
@@ -194,37 +198,6 @@ class BotTurns:
             f"worker {lease.worker_id!r} for {left:.1f} s more; claim another turn"
         )
 
-    async def _candidates(self, games: frozenset[str]) -> list[Turn]:
-        """(table_id, seat, version) of every bot seat to act now, the longest-waiting first."""
-        bot_seats = await self.app.store.bot_turn_candidates()
-        versions: dict[str, int] = {}
-        for table_id, _seat, version in bot_seats:
-            versions.setdefault(table_id, version)
-        turns = {
-            table_id: known
-            for table_id, version in versions.items()
-            if (known := self._turns.get(table_id)) is not None and known.version >= version
-        }
-        changed = [table_id for table_id in versions if table_id not in turns]
-        folded = await asyncio.gather(*(self._who_acts(t, versions[t]) for t in changed))
-        turns.update(zip(changed, folded, strict=True))
-        self._turns = turns  # finished tables drop out
-        self._granted = {key: grant for key, grant in self._granted.items() if key[0] in turns}
-        return [
-            (table_id, seat, turns[table_id].version)
-            for table_id, seat, _version in bot_seats
-            if seat in turns[table_id].to_act and (not games or turns[table_id].game in games)
-        ]
-
-    async def _who_acts(self, table_id: str, version: int) -> _Turns:
-        try:
-            snap = await self.app.view(table_id, None, Credentials())
-        except Exception:  # one broken table must not stop every bot
-            log.exception("cannot fold table %s for its bot turns", table_id)
-            return _Turns(version, "", frozenset())
-        to_act = frozenset(snap.view.to_act) if snap.view is not None else frozenset()
-        return _Turns(snap.version, snap.table.game, to_act)
-
     async def _seat_view(
         self, table_id: str, seat: int, version: int, expires_at: datetime
     ) -> Claim | None:
@@ -232,7 +205,10 @@ class BotTurns:
         snap = await self.app.view(table_id, seat, self._as_worker)
         if snap.version != version or snap.view is None or seat not in snap.view.to_act:
             return None
-        return Claim(snap.table, seat, version, snap.view, expires_at)
+        level = snap.table.seat_rows[seat].bot_level or ""
+        if seat in snap.away:
+            level = snap.away_bot_level
+        return Claim(snap.table, seat, version, snap.view, expires_at, level)
 
 
 def _worker_id(worker_id: str) -> str:

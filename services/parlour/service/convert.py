@@ -9,6 +9,8 @@ descriptions go through ``fold.describe``, which hides a Hearts pass.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -18,12 +20,16 @@ from parlour.engine.errors import MalformedAction
 from parlour.engine.options import OptionSpec, OptionType
 from parlour.engine.registry import GameInfo
 from parlour.engine.view import PlayerView, Trick, View
+from parlour.service.clock import CLOCK_OPTIONS
 from parlour.service.convert_results import fill_end_rule, fill_view_results
 from parlour.service.domain import SeatKind, TableStatus
 from parlour.service.fold import describe
 from parlour.service.store import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
 from parlour.words import action_label
+
+if TYPE_CHECKING:
+    from parlour.service.app import Snapshot
 
 SUIT_TO_PROTO: dict[Suit | None, common_pb2.Suit.ValueType] = {
     None: common_pb2.SUIT_UNSPECIFIED,
@@ -53,6 +59,8 @@ STATUS_TO_PROTO = {
     TableStatus.OPEN: lobby_pb2.TABLE_STATUS_OPEN,
     TableStatus.PLAYING: lobby_pb2.TABLE_STATUS_PLAYING,
     TableStatus.FINISHED: lobby_pb2.TABLE_STATUS_FINISHED,
+    TableStatus.EXPIRED: lobby_pb2.TABLE_STATUS_EXPIRED,
+    TableStatus.ABANDONED: lobby_pb2.TABLE_STATUS_ABANDONED,
 }
 STATUS_FROM_PROTO = {value: status for status, value in STATUS_TO_PROTO.items()}
 SEAT_KIND_TO_PROTO = {
@@ -92,7 +100,7 @@ def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
         name=info.name,
         min_seats=info.min_seats,
         max_seats=info.max_seats,
-        options=[option_spec(spec) for spec in info.options],
+        options=[option_spec(spec) for spec in (*info.options, *CLOCK_OPTIONS)],
         summary=info.summary,
         rules_text=info.rules_text if with_rules else "",
     )
@@ -321,8 +329,38 @@ def lobby_view(row: TableRow, seat: int | None) -> play_pb2.View:
     return message
 
 
-def any_view(value: View | None, row: TableRow, seat: int | None) -> play_pb2.View:
-    return lobby_view(row, seat) if value is None else view(value, row)
+def any_view(
+    value: View | None, row: TableRow, seat: int | None, snap: Snapshot | None = None
+) -> play_pb2.View:
+    message = lobby_view(row, seat) if value is None else view(value, row)
+    if snap is not None:
+        fill_clock(message, snap)
+    return message
+
+
+def fill_clock(message: play_pb2.View, snap: Snapshot) -> None:
+    """The turn clocks, away seats and an ending without a finished game (issue 12)."""
+    if snap.away or snap.deadlines:
+        now = datetime.now(UTC)
+        for player in message.players:
+            if player.seat in snap.away:
+                player.away = True
+            deadline = snap.deadlines.get(player.seat)
+            if deadline is not None:
+                player.turn_deadline.FromDatetime(deadline)
+                player.time_left_ms = max(0, int((deadline - now).total_seconds() * 1000))
+    if snap.ended == "abandoned":
+        message.is_over = True
+        message.table_status = lobby_pb2.TABLE_STATUS_ABANDONED
+        message.end_reason = play_pb2.END_REASON_ABANDONED
+        del message.winners[:]
+        del message.to_act[:]
+        del message.legal_actions[:]
+        message.phase = "over"
+    elif snap.ended == "expired":
+        message.is_over = True
+        message.table_status = lobby_pb2.TABLE_STATUS_EXPIRED
+        message.end_reason = play_pb2.END_REASON_EXPIRED
 
 
 def public_event(event: StoredEvent, viewer: int | None) -> play_pb2.PublicEvent:

@@ -16,6 +16,8 @@ class TableStatus(StrEnum):
     OPEN = "open"  # seats filling
     PLAYING = "playing"
     FINISHED = "finished"
+    EXPIRED = "expired"  # open, nobody started it in time (TableExpired)
+    ABANDONED = "abandoned"  # playing, no person acted in time (GameAbandoned)
 
 
 class SeatKind(StrEnum):
@@ -35,3 +37,8 @@ class EventType(StrEnum):
     CARDS_DEALT = "CardsDealt"
     ACTION_TAKEN = "ActionTaken"
     GAME_FINISHED = "GameFinished"
+    # turn clocks and expiry (issue 12)
+    SEAT_AWAY = "SeatAway"  # a person's clock ran out: a bot plays the seat
+    SEAT_RETURNED = "SeatReturned"  # the person took the seat back with its token
+    TABLE_EXPIRED = "TableExpired"  # an open table nobody started in time
+    GAME_ABANDONED = "GameAbandoned"  # no person acted in time: ends, scores as they stand

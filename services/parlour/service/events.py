@@ -60,6 +60,8 @@ class TableHosted(DomainEvent):
     seat_kinds: tuple[str, ...] = ()
     bot_levels: tuple[str, ...] = ()
     name: str = ""
+    # the turn clock's settings (clock.py): turn_seconds, bank_seconds, away_bot_level
+    clock: dict[str, Any] | None = None
     # players' entropy (docs/fair-deals.md): the option, the public commitment
     # to the server's seed, and the seed itself (private until the game is over)
     players_entropy: bool | None = None
@@ -116,6 +118,39 @@ class GameFinished(DomainEvent):
     winners: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True)
+class SeatAway(DomainEvent):
+    """A person's turn clock ran out: a bot of ``bot_level`` plays the seat from now."""
+
+    TYPE = EventType.SEAT_AWAY
+    seat: int
+    bot_level: str = ""
+
+
+@dataclass(frozen=True)
+class SeatReturned(DomainEvent):
+    """The person took the seat back with its token."""
+
+    TYPE = EventType.SEAT_RETURNED
+    seat: int
+
+
+@dataclass(frozen=True)
+class TableExpired(DomainEvent):
+    """An open table nobody started in time."""
+
+    TYPE = EventType.TABLE_EXPIRED
+
+
+@dataclass(frozen=True)
+class GameAbandoned(DomainEvent):
+    """No person acted in time: the game ends with the scores as they stand, no winner."""
+
+    TYPE = EventType.GAME_ABANDONED
+    scores: tuple[int, ...] = ()
+    winners: tuple[int, ...] = ()
+
+
 EVENT_CLASSES: dict[str, type[DomainEvent]] = {
     kind.TYPE.value: kind
     for kind in (
@@ -126,6 +161,10 @@ EVENT_CLASSES: dict[str, type[DomainEvent]] = {
         CardsDealt,
         ActionTaken,
         GameFinished,
+        SeatAway,
+        SeatReturned,
+        TableExpired,
+        GameAbandoned,
     )
 }
 

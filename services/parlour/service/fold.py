@@ -20,14 +20,23 @@ from parlour.engine.actions import Action, ActionKind
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
 from parlour.engine.registry import new_game
+from parlour.service.clock import TurnClock
 from parlour.service.domain import EventType
 from parlour.service.store import StoredEvent
 from parlour.service.upcast import upcast
 
 # domain.EventType's values (plain strings: compared once per event folded), by their names
-(TABLE_HOSTED, SEAT_TAKEN, SEAT_LEFT, GAME_STARTED, CARDS_DEALT, ACTION_TAKEN, GAME_FINISHED) = (
-    kind.value for kind in EventType
-)
+TABLE_HOSTED = EventType.TABLE_HOSTED.value
+SEAT_TAKEN = EventType.SEAT_TAKEN.value
+SEAT_LEFT = EventType.SEAT_LEFT.value
+GAME_STARTED = EventType.GAME_STARTED.value
+CARDS_DEALT = EventType.CARDS_DEALT.value
+ACTION_TAKEN = EventType.ACTION_TAKEN.value
+GAME_FINISHED = EventType.GAME_FINISHED.value
+SEAT_AWAY = EventType.SEAT_AWAY.value
+SEAT_RETURNED = EventType.SEAT_RETURNED.value
+TABLE_EXPIRED = EventType.TABLE_EXPIRED.value
+GAME_ABANDONED = EventType.GAME_ABANDONED.value
 
 #: The first schema version of each type whose digest is chained (see event_digest).
 CHAINED_FROM: dict[str, int] = {ACTION_TAKEN: 2, CARDS_DEALT: 3}
@@ -67,6 +76,10 @@ class Folded:
     contributions: list[str] = field(default_factory=list)
     #: the number of deals so far (the next deal's number, from 0)
     deals: int = 0
+    #: each seat's turn, bank and away flag, from the events' times (see clock.py)
+    clock: TurnClock = field(default_factory=TurnClock)
+    #: "abandoned" or "expired" once the table ended without finishing its game
+    ended: str = ""
 
     def apply(self, event: StoredEvent, *, check_digest: bool = False) -> None:
         """Fold one more event (its seq must follow ``self.seq``)."""
@@ -76,6 +89,7 @@ class Folded:
         kind = event.type
         if kind == TABLE_HOSTED:
             self.setup = dict(payload)
+            self.clock = TurnClock.of(payload.get("clock"))
         elif kind == SEAT_TAKEN:
             self.seat_entropy[int(payload["seat"])] = str(payload.get("entropy") or "")
         elif kind == SEAT_LEFT:
@@ -89,9 +103,20 @@ class Folded:
             assert self.state is not None, "cards dealt before the game started"
             self.state.deal([Card.parse(code) for code in payload["cards"]])
             self.deals += 1
+            self.clock.track(self.state.to_act(), event.created_at)
         elif kind == ACTION_TAKEN:
             assert self.state is not None, "action before the game started"
-            self.state.apply(int(payload["seat"]), parse_action(payload["action"]))
+            seat = int(payload["seat"])
+            self.state.apply(seat, parse_action(payload["action"]))
+            self.clock.track(self.state.to_act(), event.created_at, acted=seat)
+        elif kind == SEAT_AWAY:
+            self.clock.went_away(int(payload["seat"]))
+        elif kind == SEAT_RETURNED:
+            self.clock.came_back(int(payload["seat"]), event.created_at)
+        elif kind == GAME_ABANDONED:
+            self.ended = "abandoned"
+        elif kind == TABLE_EXPIRED:
+            self.ended = "expired"
         if check_digest and event.digest and self.state is not None:
             got = event_digest(stored, self.digest, self.state)
             if got != event.digest:
@@ -184,6 +209,17 @@ def describe(event: StoredEvent, viewer: int | None) -> tuple[int | None, Action
     if kind == SEAT_LEFT:
         seat = int(payload["seat"])
         return seat, None, f"seat {seat} was given up"
+    if kind == SEAT_AWAY:
+        seat = int(payload["seat"])
+        level = payload.get("bot_level") or "normal"
+        return seat, None, f"seat {seat}'s clock ran out: a computer player ({level}) plays for it"
+    if kind == SEAT_RETURNED:
+        seat = int(payload["seat"])
+        return seat, None, f"seat {seat} is back and plays again"
+    if kind == TABLE_EXPIRED:
+        return None, None, "the table expired: nobody started it in time"
+    if kind == GAME_ABANDONED:
+        return None, None, "the game was abandoned: nobody played for too long; no winner"
     if kind == TABLE_HOSTED:
         return None, None, f"a {payload.get('game')} table for {payload.get('seats')} was set up"
     if kind == GAME_STARTED:

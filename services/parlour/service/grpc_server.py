@@ -65,6 +65,7 @@ from parlour.service.store import (
     StoreUnavailable,
     UnknownTable,
 )
+from parlour.service.sweeper import Sweeper, SweepSettings
 from parlour.v1 import (
     bots_pb2,
     bots_pb2_grpc,
@@ -342,7 +343,7 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
         seat = request.seat if request.HasField("seat") else None
         snap = await self.app.view(request.table_id, seat, credentials(context))
         return play_pb2.GetViewResponse(
-            version=snap.version, view=convert.any_view(snap.view, snap.table, seat)
+            version=snap.version, view=convert.any_view(snap.view, snap.table, seat, snap)
         )
 
     @unary
@@ -367,8 +368,18 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
         )
         return play_pb2.ActResponse(
             version=snap.version,
-            view=convert.any_view(snap.view, snap.table, request.seat),
+            view=convert.any_view(snap.view, snap.table, request.seat, snap),
             duplicate=snap.duplicate,
+        )
+
+    @unary
+    async def ReturnToSeat(
+        self, request: play_pb2.ReturnToSeatRequest, context: Context
+    ) -> play_pb2.ReturnToSeatResponse:
+        snap = await self.app.return_to_seat(request.table_id, request.seat, credentials(context))
+        return play_pb2.ReturnToSeatResponse(
+            version=snap.version,
+            view=convert.any_view(snap.view, snap.table, request.seat, snap),
         )
 
     @streaming
@@ -380,7 +391,7 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
         async for snap in updates:
             yield play_pb2.WatchResponse(
                 version=snap.version,
-                view=convert.any_view(snap.view, snap.table, seat),
+                view=convert.any_view(snap.view, snap.table, seat, snap),
                 events=[convert.public_event(event, seat) for event in snap.events],
             )
 
@@ -409,7 +420,7 @@ class BotServicer(bots_pb2_grpc.BotServiceServicer):
             table_id=claim.table.table_id,
             seat=claim.seat,
             game=claim.table.game,
-            bot_level=claim.table.seat_rows[claim.seat].bot_level or "",
+            bot_level=claim.bot_level,
             version=claim.version,
             view=convert.view(claim.view, claim.table),
             options={
@@ -582,12 +593,14 @@ async def serve(
     ready: Callable[[int], None] | None = None,
     notify: str | None = None,
     catch_up_seconds: float | None = None,
+    sweep: SweepSettings | None = None,
 ) -> None:
     """Run a game service until SIGINT/SIGTERM (or cancellation), then stop gracefully.
 
     ``connections`` is the store's connection budget (see ``store.py``); ``notify``
     names the notifier (``notify.make_notifier``: local, postgres or nats://HOST:PORT;
-    by default LISTEN/NOTIFY on Postgres, in process on SQLite).
+    by default LISTEN/NOTIFY on Postgres, in process on SQLite); ``sweep`` how often
+    this replica's sweeper fires turn clocks and expiries (``sweeper.py``).
     """
     if migrate:
         await asyncio.to_thread(upgrade_head, database_url)
@@ -610,6 +623,8 @@ async def serve(
         catch_up_seconds=catch_up_seconds,
     )
     await built.start()
+    sweeper = Sweeper(built.app, sweep or SweepSettings.from_env())
+    sweeper.start()
     if ready is not None:
         ready(built.port)
     stop = asyncio.Event()
@@ -620,6 +635,7 @@ async def serve(
     try:
         await stop.wait()
     finally:
+        await sweeper.stop()
         await built.stop(grace=5.0)
         await notifier.stop()
         await store.close()

@@ -72,6 +72,7 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.GetViewRequest.table_id": ID,
     "parlour.v1.ActRequest.table_id": ID,
     "parlour.v1.ActRequest.request_id": 100,
+    "parlour.v1.ReturnToSeatRequest.table_id": ID,
     "parlour.v1.Action.card": 8,
     "parlour.v1.Action.text": 64,
     "parlour.v1.Action.more_cards": 12,

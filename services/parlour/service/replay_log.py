@@ -30,6 +30,7 @@ from parlour.service.errors import BadRequest
 from parlour.service.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,
+    GAME_ABANDONED,
     GAME_FINISHED,
     TABLE_HOSTED,
     Folded,
@@ -69,7 +70,7 @@ def visible_log(events: Sequence[StoredEvent], seat: int | None) -> list[Visible
     every digest is withheld.
     """
     current = [upcast(event) for event in events]
-    if any(event.type == GAME_FINISHED for event in current):
+    if any(event.type in (GAME_FINISHED, GAME_ABANDONED) for event in current):
         return [VisibleEvent(event, False, describe(event, _actor(event))[2]) for event in current]
     folded = Folded()
     visible = []
@@ -118,7 +119,7 @@ async def get_replay(
         raise BadRequest("table_id is required")
     table = await app.get_table(table_id)
     events = await app.store.read(table_id)
-    finished = any(event.type == GAME_FINISHED for event in events)
+    finished = any(event.type in (GAME_FINISHED, GAME_ABANDONED) for event in events)
     if seat is not None and not finished:
         if not 0 <= seat < table.seats:
             raise BadRequest(f"table {table_id} has seats 0 to {table.seats - 1}, not seat {seat}")

@@ -48,6 +48,7 @@ from typing import Any
 from parlour.service.domain import SeatKind, TableStatus
 
 NOTIFY_CHANNEL = "parlour_events"
+#: a second channel, notified only by appends that leave a bot (or an away seat) to act
 #: pooled connections per process unless configured (see the module docstring)
 DEFAULT_CONNECTIONS = 8
 CONNECTIONS_ENV = "PARLOUR_DB_CONNECTIONS"
@@ -117,6 +118,8 @@ class TableRow:
     created_at: datetime = field(default_factory=utcnow)
     updated_at: datetime = field(default_factory=utcnow)
     seat_rows: tuple[SeatRow, ...] = ()
+    #: the last person activity (None: no person at the table); see idle_tables
+    person_active_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,24 @@ class Lease:
 
 #: (table_id, seat, version): a bot seat's turn
 Turn = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    """One row of the "who must act now" projection (``turns``): a seat the table waits for.
+
+    ``kind`` is who plays it now: BOT for a bot seat or a person's seat being
+    played by a bot (away), PERSON otherwise. ``since`` is when the seat's
+    turn began (the time of the event that started it) and ``deadline`` when
+    its clock runs out (None: no clock). Both are derived from the event log
+    (``clock.py``), so the projection can be rebuilt from it.
+    """
+
+    seat: int
+    kind: SeatKind
+    game: str
+    since: datetime
+    deadline: datetime | None = None
 
 
 class StoreError(Exception):
@@ -181,8 +202,14 @@ class PendingAppend:
     stored: list[StoredEvent]
     table_status: TableStatus | None
     seat_updates: Sequence[SeatRow]
-    #: the append leaves a bot (or a seat a bot plays) to act: idle AI workers are woken
+    #: the table's seats to act after this append (None: leave the projection as it is);
+    #: written in the same transaction as the events
+    turns: Sequence[TurnRow] | None = None
+    #: whether the append leaves a bot (or a seat played by a bot) to act: only then are
+    #: idle AI workers woken (a separate NOTIFY channel on Postgres)
     bot_turn: bool = True
+    #: a person acted (or joined, or came back): the table's idle clock restarts here
+    person_active_at: datetime | None = None
 
 
 class EventStore(ABC):
@@ -207,15 +234,27 @@ class EventStore(ABC):
         commits."""
         self._listeners.append(listener)
 
-    async def create_table(self, table: TableRow, first: list[NewEvent]) -> list[StoredEvent]:
+    async def create_table(
+        self,
+        table: TableRow,
+        first: list[NewEvent],
+        *,
+        turns: Sequence[TurnRow] = (),
+        now: datetime | None = None,
+    ) -> list[StoredEvent]:
         """Record a new table, its seats and its first events (seq 1..) in one transaction;
-        :class:`ConcurrencyConflict` if the id is taken."""
-        stored = stored_events(table.table_id, 0, first, None, utcnow())
+        :class:`ConcurrencyConflict` if the id is taken. ``turns`` are its rows of the
+        ``turns`` projection (a table forked in play has some)."""
+        stored = stored_events(table.table_id, 0, first, None, now or utcnow())
         try:
             await self._create(table, stored)
         except AppendRefused as refused:
             raise ConcurrencyConflict(f"table {table.table_id} already exists") from refused
-        await self._announce(table.table_id, len(first), bot_turn=False)  # an open table: no turns
+        if turns:
+            await self._put_turns(table.table_id, len(stored), turns)
+        # an open table has no turns; a table forked in play may leave a bot to act
+        bot_turn = any(turn.kind == SeatKind.BOT for turn in turns)
+        await self._announce(table.table_id, len(first), bot_turn)
         return stored
 
     async def append(
@@ -227,7 +266,10 @@ class EventStore(ABC):
         request_id: str | None = None,
         table_status: TableStatus | None = None,
         seat_updates: Sequence[SeatRow] = (),
+        turns: Sequence[TurnRow] | None = None,
         bot_turn: bool = True,
+        person_active_at: datetime | None = None,
+        now: datetime | None = None,
     ) -> list[StoredEvent]:
         """Append at ``expected_seq + 1 ..`` with the projection changes, all or nothing.
 
@@ -236,14 +278,25 @@ class EventStore(ABC):
         :class:`ConcurrencyConflict` if the table is no longer at
         ``expected_seq``, :class:`DuplicateRequest` if ``request_id`` was used
         on this table before, :class:`UnknownTable` if there is no such table.
+        ``turns`` replaces the table's rows of the "who must act now"
+        projection; ``now`` is the events' time (the caller's, when it derived
+        deadlines from it).
         """
         if not events:
             raise ValueError("append needs at least one event")
-        stored = stored_events(table_id, expected_seq, events, request_id, utcnow())
+        stored = stored_events(table_id, expected_seq, events, request_id, now or utcnow())
+        pending = PendingAppend(
+            table_id,
+            expected_seq,
+            stored,
+            table_status,
+            seat_updates,
+            turns=turns,
+            bot_turn=bot_turn,
+            person_active_at=person_active_at,
+        )
         try:
-            await self._append(
-                PendingAppend(table_id, expected_seq, stored, table_status, seat_updates, bot_turn)
-            )
+            await self._append(pending)
         except AppendRefused as refused:
             if request_id is not None:
                 first = await self.find_request(table_id, request_id)
@@ -265,6 +318,10 @@ class EventStore(ABC):
     @abstractmethod
     async def _create(self, table: TableRow, stored: list[StoredEvent]) -> None:
         """Write the table, its seats and events; :class:`AppendRefused` if the id is taken."""
+
+    @abstractmethod
+    async def _put_turns(self, table_id: str, version: int, turns: Sequence[TurnRow]) -> None:
+        """Write a new table's rows of the turns projection (a forked table in play)."""
 
     @abstractmethod
     async def _append(self, append: PendingAppend) -> None:
@@ -331,8 +388,27 @@ class EventStore(ABC):
         """The lease on a bot seat, live or expired, or None."""
 
     @abstractmethod
-    async def bot_turn_candidates(self) -> list[Turn]:
-        """Every bot seat of a table in play, the longest-waiting table first."""
+    async def bot_turns(
+        self, now: datetime, games: Sequence[str] = (), limit: int = 16, worker_id: str = ""
+    ) -> list[Turn]:
+        """Up to ``limit`` bot turns from the ``turns`` projection that hold no live lease
+        but ``worker_id``'s own (only of ``games``, if given), the longest-waiting first;
+        an index scan, whatever the number of tables waiting for people."""
+
+    @abstractmethod
+    async def due_turns(self, now: datetime, limit: int = 100) -> list[Turn]:
+        """Up to ``limit`` person turns whose clock ran out by ``now`` (the deadline index)."""
+
+    @abstractmethod
+    async def idle_tables(
+        self, status: TableStatus, before: datetime, limit: int = 100
+    ) -> list[str]:
+        """Tables with ``status`` whose last person activity was before ``before`` (tables
+        without a person are never idle)."""
+
+    @abstractmethod
+    async def turn_rows(self, table_id: str) -> list[TurnRow]:
+        """The table's rows of the ``turns`` projection, by seat."""
 
     @abstractmethod
     async def count_tables(self) -> dict[str, int]:
@@ -382,3 +458,10 @@ def stored_events(
 def aware(moment: datetime) -> datetime:
     """SQLite hands timestamps back naive; everything the store writes is UTC."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def first_activity(table: TableRow) -> datetime | None:
+    """A table with a person seat starts its idle clock when hosted; one without never does."""
+    if any(row.kind == SeatKind.PERSON for row in table.seat_rows):
+        return table.person_active_at or table.created_at
+    return None

@@ -47,7 +47,9 @@ from parlour.service.store import (
     StoreUnavailable,
     TableRow,
     Turn,
+    TurnRow,
     UnknownTable,
+    first_activity,
 )
 
 Connection = psycopg.AsyncConnection[Any]
@@ -58,7 +60,8 @@ _APPEND_TEMPLATE = """
 WITH bump AS (
     UPDATE tables
     SET version = %(new_version)s, updated_at = %(now)s,
-        status = coalesce(%(new_status)s::text, status)
+        status = coalesce(%(new_status)s::text, status),
+        person_active_at = coalesce(%(active)s::timestamptz, person_active_at)
     WHERE table_id = %(g)s AND version = %(expected)s
     RETURNING table_id
 ), ins AS (
@@ -66,6 +69,18 @@ WITH bump AS (
         (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
     SELECT bump.table_id, {rows}
     RETURNING seq
+), gone AS (
+    DELETE FROM turns USING bump
+    WHERE %(set_turns)s AND turns.table_id = bump.table_id
+      AND NOT (turns.seat = ANY(%(turn_seats)s::int[]))
+), put AS (
+    INSERT INTO turns (table_id, seat, game, version, kind, since, deadline)
+    SELECT bump.table_id, t.seat, t.game, %(new_version)s, t.kind, t.since, t.deadline
+    FROM bump, unnest(%(turn_seats)s::int[], %(turn_games)s::text[], %(turn_kinds)s::text[],
+                      %(turn_since)s::timestamptz[], %(turn_deadlines)s::timestamptz[])
+         AS t(seat, game, kind, since, deadline)
+    ON CONFLICT (table_id, seat) DO UPDATE SET version = excluded.version,
+        kind = excluded.kind, since = excluded.since, deadline = excluded.deadline
 )
 SELECT {notify}, (SELECT count(*) FROM ins) FROM bump
 """
@@ -92,12 +107,16 @@ _APPENDS = {
 }
 _INSERT_TABLE = """
 INSERT INTO tables (table_id, game, seats, options, status, host_token_hash, version, name,
-                    created_at, updated_at)
-VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s)
+                    created_at, updated_at, person_active_at)
+VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, %s)
 """
 _INSERT_EVENT = """
 INSERT INTO events (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
 VALUES (%s, %s, %s, %s, %s::jsonb, %s, %s, %s)
+"""
+_INSERT_TURN = """
+INSERT INTO turns (table_id, seat, game, version, kind, since, deadline)
+VALUES (%s, %s, %s, %s, %s, %s, %s)
 """
 _UPSERT_SEAT = """
 INSERT INTO seats (table_id, seat, kind, bot_level, player_name, token_hash, occupied)
@@ -115,7 +134,7 @@ _LAST_SEQ = "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = %s"
 # Tables with their seats in one round trip (the seats as a JSON array of rows).
 _TABLES = """
 SELECT t.table_id, t.game, t.seats, t.options, t.status, t.host_token_hash, t.version,
-       t.name, t.created_at, t.updated_at,
+       t.name, t.created_at, t.updated_at, t.person_active_at,
        coalesce((SELECT json_agg(json_build_array(s.seat, s.kind, s.bot_level, s.player_name,
                                                   s.token_hash, s.occupied) ORDER BY s.seat)
                  FROM seats s WHERE s.table_id = t.table_id), '[]'::json)
@@ -147,9 +166,25 @@ SELECT table_id, seat, worker_id, version, expires_at FROM bot_leases
 WHERE table_id = %s AND seat = %s
 """
 _COUNT_TABLES = "SELECT status, count(*) FROM tables GROUP BY status"
-_CANDIDATES = """
-SELECT s.table_id, s.seat, t.version FROM seats s JOIN tables t ON t.table_id = s.table_id
-WHERE t.status = 'playing' AND s.kind = 'bot' ORDER BY t.updated_at, s.table_id, s.seat
+# The bot workers' claim: an index scan of ix_turns_kind_since (bot turns, the longest
+# waiting first), skipping those under a live lease; turns waiting for people are never read.
+_BOT_TURNS = """
+SELECT t.table_id, t.seat, t.version FROM turns t
+LEFT JOIN bot_leases l ON l.table_id = t.table_id AND l.seat = t.seat
+WHERE t.kind = 'bot' AND (cardinality(%(games)s::text[]) = 0 OR t.game = ANY(%(games)s::text[]))
+  AND (l.table_id IS NULL OR l.expires_at <= %(now)s OR l.version < t.version
+       OR l.worker_id = %(worker)s)
+ORDER BY t.since LIMIT %(limit)s
+"""
+_DUE_TURNS = """
+SELECT table_id, seat, version FROM turns WHERE deadline <= %s ORDER BY deadline LIMIT %s
+"""
+_IDLE_TABLES = """
+SELECT table_id FROM tables WHERE status = %s AND person_active_at < %s
+ORDER BY person_active_at LIMIT %s
+"""
+_TURN_ROWS = """
+SELECT seat, kind, game, since, deadline FROM turns WHERE table_id = %s ORDER BY seat
 """
 
 
@@ -217,6 +252,7 @@ class PostgresEventStore(EventStore):
             table.name,
             table.created_at,
             table.updated_at,
+            first_activity(table),
         )
         try:
             async with self._connection() as conn, conn.transaction():
@@ -229,6 +265,13 @@ class PostgresEventStore(EventStore):
         except psycopg.IntegrityError as error:
             raise AppendRefused(version_moved=False) from error
 
+    async def _put_turns(self, table_id: str, version: int, turns: Sequence[TurnRow]) -> None:
+        rows = [
+            (table_id, t.seat, t.game, version, str(t.kind), t.since, t.deadline) for t in turns
+        ]
+        async with self._connection() as conn, conn.cursor() as cursor:
+            await cursor.executemany(_INSERT_TURN, rows)
+
     async def _append(self, append: PendingAppend) -> None:
         table_id, stored, seat_updates = append.table_id, append.stored, append.seat_updates
         last = stored[-1].seq
@@ -240,6 +283,16 @@ class PostgresEventStore(EventStore):
             "new_status": append.table_status and str(append.table_status),
             "channel": NOTIFY_CHANNEL,
             "note": f"{table_id}:{last}:{int(append.bot_turn)}",
+            "active": append.person_active_at,
+        }
+        turns = append.turns or ()
+        params |= {
+            "set_turns": append.turns is not None,
+            "turn_seats": [turn.seat for turn in turns],
+            "turn_games": [turn.game for turn in turns],
+            "turn_kinds": [str(turn.kind) for turn in turns],
+            "turn_since": [turn.since for turn in turns],
+            "turn_deadlines": [turn.deadline for turn in turns],
         }
         if len(stored) == 1:
             (event,) = stored
@@ -322,8 +375,26 @@ class PostgresEventStore(EventStore):
         row = await self._fetch(_GET_LEASE, (table_id, seat), one=True)
         return None if row is None else Lease(*row)
 
-    async def bot_turn_candidates(self) -> list[Turn]:
-        return [(t, s, v) for t, s, v in await self._fetch(_CANDIDATES, ())]
+    async def bot_turns(
+        self, now: datetime, games: Sequence[str] = (), limit: int = 16, worker_id: str = ""
+    ) -> list[Turn]:
+        params = {"now": now, "games": list(games), "limit": limit, "worker": worker_id}
+        return [(t, s, v) for t, s, v in await self._fetch(_BOT_TURNS, params)]
+
+    async def due_turns(self, now: datetime, limit: int = 100) -> list[Turn]:
+        return [(t, s, v) for t, s, v in await self._fetch(_DUE_TURNS, (now, limit))]
+
+    async def idle_tables(
+        self, status: TableStatus, before: datetime, limit: int = 100
+    ) -> list[str]:
+        rows = await self._fetch(_IDLE_TABLES, (str(status), before, limit))
+        return [row[0] for row in rows]
+
+    async def turn_rows(self, table_id: str) -> list[TurnRow]:
+        return [
+            TurnRow(seat, SeatKind(kind), game, since, deadline)
+            for seat, kind, game, since, deadline in await self._fetch(_TURN_ROWS, (table_id,))
+        ]
 
     async def count_tables(self) -> dict[str, int]:
         return {str(status): int(count) for status, count in await self._fetch(_COUNT_TABLES, ())}
@@ -385,7 +456,19 @@ class _Borrowed:
 
 def _table(row: tuple[Any, ...]) -> TableRow:
     *columns, seat_rows = row
-    table_id, game, seat_count, options, status, host, version, name, created, updated = columns
+    (
+        table_id,
+        game,
+        seat_count,
+        options,
+        status,
+        host,
+        version,
+        name,
+        created,
+        updated,
+        active,
+    ) = columns
     return TableRow(
         table_id=table_id,
         game=game,
@@ -397,6 +480,7 @@ def _table(row: tuple[Any, ...]) -> TableRow:
         name=name,
         created_at=created,
         updated_at=updated,
+        person_active_at=active,
         seat_rows=tuple(
             SeatRow(seat, SeatKind(kind), bot_level, player_name, token_hash, bool(occupied))
             for seat, kind, bot_level, player_name, token_hash, occupied in seat_rows

@@ -51,8 +51,11 @@ tables = sa.Table(
     sa.Column("name", sa.Text(), nullable=False),
     sa.Column("created_at", Timestamp, nullable=False),
     sa.Column("updated_at", Timestamp, nullable=False),
+    # the last person action (NULL: no person at the table); the idle clock of expiry
+    sa.Column("person_active_at", Timestamp, nullable=True),
     sa.PrimaryKeyConstraint("table_id", name="pk_tables"),
     sa.Index("ix_tables_status_created_at", "status", "created_at"),
+    sa.Index("ix_tables_status_person_active", "status", "person_active_at"),
 )
 
 seats = sa.Table(
@@ -86,4 +89,26 @@ bot_leases = sa.Table(
     sa.ForeignKeyConstraint(
         ["table_id"], ["tables.table_id"], name="fk_bot_leases_table", ondelete="CASCADE"
     ),
+)
+
+# "Who must act now": one row per seat a table waits for, replaced in the
+# appending transaction (see store.TurnRow).
+turns = sa.Table(
+    "turns",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("seat", sa.Integer(), nullable=False),
+    sa.Column("game", sa.Text(), nullable=False),
+    # the table's version when the row was written (what an Act must name)
+    sa.Column("version", sa.Integer(), nullable=False),
+    # 'bot' (a bot seat, or a person's seat played by a bot) or 'person'
+    sa.Column("kind", sa.Text(), nullable=False),
+    sa.Column("since", Timestamp, nullable=False),
+    sa.Column("deadline", Timestamp, nullable=True),
+    sa.PrimaryKeyConstraint("table_id", "seat", name="pk_turns"),
+    sa.ForeignKeyConstraint(
+        ["table_id"], ["tables.table_id"], name="fk_turns_table", ondelete="CASCADE"
+    ),
+    sa.Index("ix_turns_kind_since", "kind", "since"),
+    sa.Index("ix_turns_deadline", "deadline"),
 )

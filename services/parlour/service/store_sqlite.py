@@ -14,7 +14,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -34,7 +34,7 @@ from parlour.service.store import (
     UnknownTable,
     aware,
 )
-from parlour.service.store_schema import bot_leases, events, seats, tables
+from parlour.service.store_schema import bot_leases, events, seats, tables, turns
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -55,7 +55,16 @@ _BUMP_VERSION = (
         version=sa.bindparam("new_version"),
         updated_at=sa.bindparam("now"),
         status=sa.func.coalesce(sa.bindparam("new_status", type_=sa.Text), tables.c.status),
+        person_active_at=sa.func.coalesce(
+            sa.bindparam("active", type_=tables.c.person_active_at.type),
+            tables.c.person_active_at,
+        ),
     )
+)
+_TURN_UPSERT = sqlite.insert(turns)
+_TURN_UPSERT = _TURN_UPSERT.on_conflict_do_update(
+    index_elements=[turns.c.table_id, turns.c.seat],
+    set_={name: _TURN_UPSERT.excluded[name] for name in ("version", "kind", "since", "deadline")},
 )
 _SEAT_UPSERT = sqlite.insert(seats)
 _SEAT_UPSERT = _SEAT_UPSERT.on_conflict_do_update(
@@ -142,6 +151,7 @@ class SqliteEventStore(EventStore):
             "name": table.name,
             "created_at": table.created_at,
             "updated_at": table.updated_at,
+            "person_active_at": store.first_activity(table),
         }
         try:
             with self._write() as conn:
@@ -153,6 +163,13 @@ class SqliteEventStore(EventStore):
         except sa_exc.IntegrityError as error:
             raise AppendRefused(version_moved=False) from error
 
+    async def _put_turns(self, table_id: str, version: int, rows: Sequence[store.TurnRow]) -> None:
+        def put() -> None:
+            with self._write() as conn:
+                conn.execute(turns.insert(), _turn_params(table_id, version, rows))
+
+        await self._call(put)
+
     async def _append(self, append: store.PendingAppend) -> None:
         await self._call(self._write_events, append)
 
@@ -163,6 +180,7 @@ class SqliteEventStore(EventStore):
             "new_version": append.stored[-1].seq,
             "now": append.stored[0].created_at,
             "new_status": append.table_status and str(append.table_status),
+            "active": append.person_active_at,
         }
         try:
             with self._write() as conn:
@@ -172,6 +190,8 @@ class SqliteEventStore(EventStore):
                 if append.seat_updates:
                     seat_rows = _seat_params(append.table_id, append.seat_updates)
                     conn.execute(_SEAT_UPSERT, seat_rows)
+                if append.turns is not None:
+                    _write_turns(conn, append)
         except sa_exc.IntegrityError as error:
             raise AppendRefused(version_moved=False) from error
 
@@ -256,6 +276,7 @@ class SqliteEventStore(EventStore):
                     "status": TableStatus(row["status"]),
                     "created_at": aware(row["created_at"]),
                     "updated_at": aware(row["updated_at"]),
+                    "person_active_at": row["person_active_at"] and aware(row["person_active_at"]),
                     "seat_rows": tuple(by_table[row["table_id"]]),
                 }
             )
@@ -299,14 +320,63 @@ class SqliteEventStore(EventStore):
             row.table_id, row.seat, row.worker_id, row.version, aware(row.expires_at)
         )
 
-    async def bot_turn_candidates(self) -> list[store.Turn]:
+    async def bot_turns(
+        self, now: datetime, games: Sequence[str] = (), limit: int = 16, worker_id: str = ""
+    ) -> list[store.Turn]:
+        lease = bot_leases
         query = (
-            sa.select(seats.c.table_id, seats.c.seat, tables.c.version)
-            .join(tables, tables.c.table_id == seats.c.table_id)
-            .where(tables.c.status == str(TableStatus.PLAYING), seats.c.kind == str(SeatKind.BOT))
-            .order_by(tables.c.updated_at, seats.c.table_id, seats.c.seat)
+            sa.select(turns.c.table_id, turns.c.seat, turns.c.version)
+            .outerjoin(
+                lease, sa.and_(lease.c.table_id == turns.c.table_id, lease.c.seat == turns.c.seat)
+            )
+            .where(
+                turns.c.kind == str(SeatKind.BOT),
+                sa.or_(
+                    lease.c.table_id.is_(None),
+                    lease.c.expires_at <= now,
+                    lease.c.version < turns.c.version,
+                    lease.c.worker_id == worker_id,
+                ),
+            )
+            .order_by(turns.c.since)
+            .limit(limit)
+        )
+        if games:
+            query = query.where(turns.c.game.in_(list(games)))
+        return [(row[0], row[1], row[2]) for row in await self._rows(query)]
+
+    async def due_turns(self, now: datetime, limit: int = 100) -> list[store.Turn]:
+        query = (
+            sa.select(turns.c.table_id, turns.c.seat, turns.c.version)
+            .where(turns.c.deadline <= now)
+            .order_by(turns.c.deadline)
+            .limit(limit)
         )
         return [(row[0], row[1], row[2]) for row in await self._rows(query)]
+
+    async def idle_tables(
+        self, status: TableStatus, before: datetime, limit: int = 100
+    ) -> list[str]:
+        query = (
+            sa.select(tables.c.table_id)
+            .where(tables.c.status == str(status), tables.c.person_active_at < before)
+            .order_by(tables.c.person_active_at)
+            .limit(limit)
+        )
+        return [row[0] for row in await self._rows(query)]
+
+    async def turn_rows(self, table_id: str) -> list[store.TurnRow]:
+        query = sa.select(turns).where(turns.c.table_id == table_id).order_by(turns.c.seat)
+        return [
+            store.TurnRow(
+                row.seat,
+                SeatKind(row.kind),
+                row.game,
+                aware(row.since),
+                None if row.deadline is None else aware(row.deadline),
+            )
+            for row in await self._rows(query)
+        ]
 
     async def count_tables(self) -> dict[str, int]:
         query = sa.select(tables.c.status, sa.func.count()).group_by(tables.c.status)
@@ -346,6 +416,68 @@ def _on_begin(connection: sa.Connection) -> None:
     if options.get("parlour_autocommit"):
         return  # a lone SELECT needs no transaction around it
     connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get("parlour_write") else "BEGIN")
+
+
+# The turns projection is rewritten with every move: plain SQL (no statement to compile),
+# timestamps in the form SQLAlchemy's DateTime stores on SQLite.
+_DELETE_TURNS = "DELETE FROM turns WHERE table_id = ? AND seat NOT IN ({})"
+_UPSERT_TURNS = (
+    "INSERT INTO turns (table_id, seat, game, version, kind, since, deadline) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id, seat) DO UPDATE SET "
+    "version = excluded.version, kind = excluded.kind, since = excluded.since, "
+    "deadline = excluded.deadline"
+)
+
+
+def _sqlite_time(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _write_turns(conn: sa.Connection, append: store.PendingAppend) -> None:
+    """Replace the table's rows of the turns projection (in the append's transaction)."""
+    rows = append.turns or ()
+    seats = [row.seat for row in rows]
+    if seats:
+        placeholders = ", ".join("?" for _ in seats)
+        conn.exec_driver_sql(_DELETE_TURNS.format(placeholders), (append.table_id, *seats))
+    else:
+        conn.exec_driver_sql("DELETE FROM turns WHERE table_id = ?", (append.table_id,))
+    if rows:
+        version = append.stored[-1].seq
+        conn.exec_driver_sql(
+            _UPSERT_TURNS,
+            [
+                (
+                    append.table_id,
+                    row.seat,
+                    row.game,
+                    version,
+                    str(row.kind),
+                    _sqlite_time(row.since),
+                    _sqlite_time(row.deadline),
+                )
+                for row in rows
+            ],
+        )
+
+
+def _turn_params(
+    table_id: str, version: int, rows: Sequence[store.TurnRow]
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "table_id": table_id,
+            "seat": row.seat,
+            "game": row.game,
+            "version": version,
+            "kind": str(row.kind),
+            "since": row.since,
+            "deadline": row.deadline,
+        }
+        for row in rows
+    ]
 
 
 def _event_rows(stored: list[StoredEvent]) -> list[dict[str, Any]]:

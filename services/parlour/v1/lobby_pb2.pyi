@@ -11,6 +11,11 @@ The life of a table:
   3. StartTable: once every person seat is taken, the host starts the game;
      the first hand is dealt and the table's status becomes PLAYING.
   4. Play through PlayService until the game is over (status FINISHED).
+A table nobody starts expires (EXPIRED) and a game no person plays for too
+long ends as ABANDONED; the times are the server's (`parlour serve
+--open-table-seconds`, `--abandon-seconds`). A table may run turn clocks
+(options turn_seconds, bank_seconds, away_bot_level, listed in every
+game's GameInfo.options): see Player.away and Player.turn_deadline.
 The table seats exactly the number of seats the host set up.
 """
 
@@ -69,6 +74,14 @@ class _TableStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TableStat
     """The game is under way."""
     TABLE_STATUS_FINISHED: _TableStatus.ValueType  # 3
     """The game is over; its views and events stay readable."""
+    TABLE_STATUS_EXPIRED: _TableStatus.ValueType  # 4
+    """The table was open and nobody started it in time (the server's open-table
+    time): it can no longer be joined or started.
+    """
+    TABLE_STATUS_ABANDONED: _TableStatus.ValueType  # 5
+    """The game was under way and no person acted for the server's abandon time:
+    it ended with the scores as they stood and no winner.
+    """
 
 class TableStatus(_TableStatus, metaclass=_TableStatusEnumTypeWrapper):
     """Where a table is in its life."""
@@ -81,6 +94,14 @@ TABLE_STATUS_PLAYING: TableStatus.ValueType  # 2
 """The game is under way."""
 TABLE_STATUS_FINISHED: TableStatus.ValueType  # 3
 """The game is over; its views and events stay readable."""
+TABLE_STATUS_EXPIRED: TableStatus.ValueType  # 4
+"""The table was open and nobody started it in time (the server's open-table
+time): it can no longer be joined or started.
+"""
+TABLE_STATUS_ABANDONED: TableStatus.ValueType  # 5
+"""The game was under way and no person acted for the server's abandon time:
+it ended with the scores as they stood and no winner.
+"""
 Global___TableStatus: _TypeAlias = TableStatus  # noqa: Y015
 
 @_typing.final

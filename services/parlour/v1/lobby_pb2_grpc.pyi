@@ -11,6 +11,11 @@ The life of a table:
   3. StartTable: once every person seat is taken, the host starts the game;
      the first hand is dealt and the table's status becomes PLAYING.
   4. Play through PlayService until the game is over (status FINISHED).
+A table nobody starts expires (EXPIRED) and a game no person plays for too
+long ends as ABANDONED; the times are the server's (`parlour serve
+--open-table-seconds`, `--abandon-seconds`). A table may run turn clocks
+(options turn_seconds, bank_seconds, away_bot_level, listed in every
+game's GameInfo.options): see Player.away and Player.turn_deadline.
 The table seats exactly the number of seats the host set up.
 """
 

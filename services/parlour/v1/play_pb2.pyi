@@ -64,6 +64,7 @@ Hearts: phases "pass" (hands 1, 2, 3 of every 4: pass_direction "left",
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from parlour.v1 import catalogue_pb2 as _catalogue_pb2
@@ -96,6 +97,12 @@ class _EndReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EndReason.V
     """
     END_REASON_FELL_TO_MINUS_TARGET: _EndReason.ValueType  # 3
     """Kaiser: a side fell to minus the target or below; the other side wins."""
+    END_REASON_ABANDONED: _EndReason.ValueType  # 4
+    """No person acted for the server's abandon time: the game ended with the
+    scores as they stood and no winner (event GameAbandoned).
+    """
+    END_REASON_EXPIRED: _EndReason.ValueType  # 5
+    """The table was never started and expired (event TableExpired)."""
 
 class EndReason(_EndReason, metaclass=_EndReasonEnumTypeWrapper):
     """Why a game ended (View.end_reason)."""
@@ -110,6 +117,12 @@ Kaiser), and the best total was not tied (see EndRule.ties).
 """
 END_REASON_FELL_TO_MINUS_TARGET: EndReason.ValueType  # 3
 """Kaiser: a side fell to minus the target or below; the other side wins."""
+END_REASON_ABANDONED: EndReason.ValueType  # 4
+"""No person acted for the server's abandon time: the game ended with the
+scores as they stood and no winner (event GameAbandoned).
+"""
+END_REASON_EXPIRED: EndReason.ValueType  # 5
+"""The table was never started and expired (event TableExpired)."""
 Global___EndReason: _TypeAlias = EndReason  # noqa: Y015
 
 class _CrazyEightsOutcome:
@@ -249,6 +262,9 @@ class Player(_message.Message):
     POINTS_THIS_HAND_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     KIND_FIELD_NUMBER: _builtins.int
+    AWAY_FIELD_NUMBER: _builtins.int
+    TURN_DEADLINE_FIELD_NUMBER: _builtins.int
+    TIME_LEFT_MS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat number."""
     hand_size: _builtins.int
@@ -266,7 +282,22 @@ class Player(_message.Message):
     player_name: _builtins.str
     """The name on the seat (from the lobby); empty if free."""
     kind: _lobby_pb2.SeatKind.ValueType
-    """Person or bot."""
+    """Person or bot (a person's seat stays PERSON while a bot plays it: see away)."""
+    away: _builtins.bool
+    """True while a bot plays this person's seat because the turn clock ran out
+    (the table's away_bot_level); the person ends it with PlayService.ReturnToSeat.
+    """
+    time_left_ms: _builtins.int
+    """Milliseconds left on the clock when the view was computed (the same
+    deadline as a duration, for clients without a synchronised clock); 0
+    when turn_deadline is not set.
+    """
+    @_builtins.property
+    def turn_deadline(self) -> _timestamp_pb2.Timestamp:
+        """When this seat's turn clock runs out: set only for a seat to act, at a
+        table with a clock (option turn_seconds), that is not away.
+        """
+
     def __init__(
         self,
         *,
@@ -279,10 +310,13 @@ class Player(_message.Message):
         points_this_hand: _builtins.int = ...,
         player_name: _builtins.str = ...,
         kind: _lobby_pb2.SeatKind.ValueType = ...,
+        away: _builtins.bool = ...,
+        turn_deadline: _timestamp_pb2.Timestamp | None = ...,
+        time_left_ms: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_team", b"_team", "team", b"team"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_team", b"_team", "team", b"team", "turn_deadline", b"turn_deadline"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_team", b"_team", "bid", b"bid", "hand_size", b"hand_size", "kind", b"kind", "player_name", b"player_name", "points_this_hand", b"points_this_hand", "score", b"score", "seat", b"seat", "team", b"team", "tricks_taken", b"tricks_taken"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_team", b"_team", "away", b"away", "bid", b"bid", "hand_size", b"hand_size", "kind", b"kind", "player_name", b"player_name", "points_this_hand", b"points_this_hand", "score", b"score", "seat", b"seat", "team", b"team", "time_left_ms", b"time_left_ms", "tricks_taken", b"tricks_taken", "turn_deadline", b"turn_deadline"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__team: _TypeAlias = _typing.Literal["team"]  # noqa: Y015
     _WhichOneofArgType__team: _TypeAlias = _typing.Literal["_team", b"_team"]  # noqa: Y015
@@ -829,7 +863,9 @@ class PublicEvent(_message.Message):
     """The event's version (its number in the table's history)."""
     type: _builtins.str
     """The event type: "TableHosted", "SeatTaken", "SeatLeft", "GameStarted",
-    "CardsDealt", "ActionTaken" or "GameFinished". "CardsDealt" is every
+    "CardsDealt", "ActionTaken", "GameFinished", "SeatAway" (a turn clock
+    ran out: a bot plays the seat), "SeatReturned" (its person took it back),
+    "TableExpired" or "GameAbandoned". "CardsDealt" is every
     outcome of chance: the deal of a hand, and in Crazy 8s also a stock
     rebuilt from the discards (so deals are not hands: use View.hand_number).
     """
@@ -1093,3 +1129,57 @@ class WatchResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WatchResponse: _TypeAlias = WatchResponse  # noqa: Y015
+
+@_typing.final
+class ReturnToSeatRequest(_message.Message):
+    """Request for PlayService.ReturnToSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table. At most 64 characters."""
+    seat: _builtins.int
+    """The seat taken back (its token in the metadata)."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReturnToSeatRequest: _TypeAlias = ReturnToSeatRequest  # noqa: Y015
+
+@_typing.final
+class ReturnToSeatResponse(_message.Message):
+    """Response of PlayService.ReturnToSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The table's version after the seat was taken back."""
+    @_builtins.property
+    def view(self) -> Global___View:
+        """The seat's view at that version."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        view: Global___View | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReturnToSeatResponse: _TypeAlias = ReturnToSeatResponse  # noqa: Y015

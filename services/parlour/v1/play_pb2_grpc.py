@@ -50,6 +50,11 @@ class PlayServiceStub:
                 request_serializer=parlour_dot_v1_dot_play__pb2.WatchRequest.SerializeToString,
                 response_deserializer=parlour_dot_v1_dot_play__pb2.WatchResponse.FromString,
                 _registered_method=True)
+        self.ReturnToSeat = channel.unary_unary(
+                '/parlour.v1.PlayService/ReturnToSeat',
+                request_serializer=parlour_dot_v1_dot_play__pb2.ReturnToSeatRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_play__pb2.ReturnToSeatResponse.FromString,
+                _registered_method=True)
 
 
 class PlayServiceServicer:
@@ -106,6 +111,22 @@ class PlayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReturnToSeat(self, request, context):
+        """Take back a seat that a bot has been playing since the person's turn
+        clock ran out (Player.away): a SeatReturned event, after which the seat
+        acts again with its token (and its clock restarts if it is to act). A
+        seat that is not away is answered with its view, nothing written.
+        Metadata: "x-parlour-seat-token" of that seat (a worker token is
+        PERMISSION_DENIED).
+        Errors: NOT_FOUND unknown table; INVALID_ARGUMENT seat out of range;
+        FAILED_PRECONDITION the game has not started or is over; ABORTED a
+        concurrent move won twice (retry); UNAUTHENTICATED / PERMISSION_DENIED
+        missing / wrong seat token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlayServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -123,6 +144,11 @@ def add_PlayServiceServicer_to_server(servicer, server):
                     servicer.Watch,
                     request_deserializer=parlour_dot_v1_dot_play__pb2.WatchRequest.FromString,
                     response_serializer=parlour_dot_v1_dot_play__pb2.WatchResponse.SerializeToString,
+            ),
+            'ReturnToSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReturnToSeat,
+                    request_deserializer=parlour_dot_v1_dot_play__pb2.ReturnToSeatRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_play__pb2.ReturnToSeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -207,6 +233,33 @@ class PlayService:
             '/parlour.v1.PlayService/Watch',
             parlour_dot_v1_dot_play__pb2.WatchRequest.SerializeToString,
             parlour_dot_v1_dot_play__pb2.WatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReturnToSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.PlayService/ReturnToSeat',
+            parlour_dot_v1_dot_play__pb2.ReturnToSeatRequest.SerializeToString,
+            parlour_dot_v1_dot_play__pb2.ReturnToSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

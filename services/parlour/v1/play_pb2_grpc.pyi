@@ -129,6 +129,18 @@ class PlayServiceStub:
     database that was reset, starts again from 0); UNAVAILABLE when the
     replica stops (resume elsewhere).
     """
+    ReturnToSeat: _grpc.UnaryUnaryMultiCallable[_play_pb2.ReturnToSeatRequest, _play_pb2.ReturnToSeatResponse]
+    """Take back a seat that a bot has been playing since the person's turn
+    clock ran out (Player.away): a SeatReturned event, after which the seat
+    acts again with its token (and its clock restarts if it is to act). A
+    seat that is not away is answered with its view, nothing written.
+    Metadata: "x-parlour-seat-token" of that seat (a worker token is
+    PERMISSION_DENIED).
+    Errors: NOT_FOUND unknown table; INVALID_ARGUMENT seat out of range;
+    FAILED_PRECONDITION the game has not started or is over; ABORTED a
+    concurrent move won twice (retry); UNAUTHENTICATED / PERMISSION_DENIED
+    missing / wrong seat token.
+    """
 
 @_typing.type_check_only
 class PlayServiceAsyncStub(PlayServiceStub):
@@ -172,6 +184,18 @@ class PlayServiceAsyncStub(PlayServiceStub):
     table's version: a client that kept a version of another table, or of a
     database that was reset, starts again from 0); UNAVAILABLE when the
     replica stops (resume elsewhere).
+    """
+    ReturnToSeat: _aio.UnaryUnaryMultiCallable[_play_pb2.ReturnToSeatRequest, _play_pb2.ReturnToSeatResponse]  # type: ignore[assignment]
+    """Take back a seat that a bot has been playing since the person's turn
+    clock ran out (Player.away): a SeatReturned event, after which the seat
+    acts again with its token (and its clock restarts if it is to act). A
+    seat that is not away is answered with its view, nothing written.
+    Metadata: "x-parlour-seat-token" of that seat (a worker token is
+    PERMISSION_DENIED).
+    Errors: NOT_FOUND unknown table; INVALID_ARGUMENT seat out of range;
+    FAILED_PRECONDITION the game has not started or is over; ABORTED a
+    concurrent move won twice (retry); UNAUTHENTICATED / PERMISSION_DENIED
+    missing / wrong seat token.
     """
 
 class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -231,6 +255,24 @@ class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
         table's version: a client that kept a version of another table, or of a
         database that was reset, starts again from 0); UNAVAILABLE when the
         replica stops (resume elsewhere).
+        """
+
+    @_abc_1.abstractmethod
+    def ReturnToSeat(
+        self,
+        request: _play_pb2.ReturnToSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_play_pb2.ReturnToSeatResponse, _abc.Awaitable[_play_pb2.ReturnToSeatResponse]]:
+        """Take back a seat that a bot has been playing since the person's turn
+        clock ran out (Player.away): a SeatReturned event, after which the seat
+        acts again with its token (and its clock restarts if it is to act). A
+        seat that is not away is answered with its view, nothing written.
+        Metadata: "x-parlour-seat-token" of that seat (a worker token is
+        PERMISSION_DENIED).
+        Errors: NOT_FOUND unknown table; INVALID_ARGUMENT seat out of range;
+        FAILED_PRECONDITION the game has not started or is over; ABORTED a
+        concurrent move won twice (retry); UNAUTHENTICATED / PERMISSION_DENIED
+        missing / wrong seat token.
         """
 
 def add_PlayServiceServicer_to_server(servicer: PlayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

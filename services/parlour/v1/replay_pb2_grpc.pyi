@@ -23,7 +23,8 @@ Who sees what:
 
 Event types and payloads (JSON objects; always in the current schema
 version, older stored events are upcast by the server):
-  "TableHosted"   {"game", "seats", "options", "seat_kinds", "bot_levels", "name"}
+  "TableHosted"   {"game", "seats", "options", "seat_kinds", "bot_levels", "name",
+                   "clock": {"turn_seconds", "bank_seconds", "away_bot_level"}}
                   and, with players' entropy, "players_entropy": true,
                   "server_seed_commitment" (hex) and "server_seed" (hex; left
                   out, redacted, until the game is over).
@@ -50,6 +51,11 @@ version, older stored events are upcast by the server):
   "ActionTaken"   {"seat", "action": "play QS"} (action text as in common.proto).
                   Redacted Hearts pass: {"seat", "action": "give", "redacted": true}
   "GameFinished"  {"scores": [...], "winners": [...]}
+  "SeatAway"      {"seat", "bot_level"}: the seat's turn clock ran out; a bot
+                  of that level plays it until "SeatReturned" {"seat"}.
+  "TableExpired"  {}: an open table nobody started in time.
+  "GameAbandoned" {"scores": [...], "winners": []}: no person acted in time;
+                  the game ended with the scores as they stood, no winner.
 """
 
 from collections import abc as _abc
