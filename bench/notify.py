@@ -37,14 +37,12 @@ import statistics
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import psycopg
 import sqlalchemy as sa
-from psycopg import sql
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from service import scratch_database
 
 from parlour.service.database import upgrade_head
 from parlour.service.domain import SeatKind, TableStatus
@@ -56,27 +54,6 @@ DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 #: notifier name as printed -> the --notify setting (NATS filled in from --nats)
 MODES = {"none": "local", "pg_notify": "postgres", "NATS": "nats"}
 WRITERS = (1, 16, 64)
-
-
-def libpq(url: sa.URL) -> str:
-    return url.set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-@contextmanager
-def scratch_database(admin: sa.URL) -> Iterator[sa.URL]:
-    name = f"parlour_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(libpq(admin), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield admin.set(database=name)
-    finally:
-        with psycopg.connect(libpq(admin), autocommit=True) as conn:
-            conn.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = %s AND pid <> pg_backend_pid()",
-                (name,),
-            )
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 
 def table_row(table_id: str) -> TableRow:
