@@ -31,7 +31,7 @@ one shared object per card, and views and snapshots are built only when asked.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, Final, NamedTuple, NoReturn
 
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.base import GameState
@@ -50,9 +50,9 @@ from parlour.engine.results import (
 )
 from parlour.engine.view import Move, Play, PlayerView, Trick, View
 
-SEATS = 4
-HAND_SIZE = 13
-CARDS_PASSED = 3
+SEATS: Final = 4
+HAND_SIZE: Final = 13
+CARDS_PASSED: Final = 3
 GAME_TARGET = 100
 ALL_POINTS = 26
 QUEEN_OF_SPADES_POINTS = 13
@@ -62,24 +62,28 @@ PASS_CYCLE: tuple[tuple[str, int], ...] = (("left", 1), ("right", 3), ("across",
 
 DEAL, PASS, PLAY, OVER = "deal", "pass", "play", "over"
 
-_CARDS: tuple[Card, ...] = standard_deck()  # index order: _CARDS[i].index == i
+_CARDS: Final[tuple[Card, ...]] = standard_deck()  # index order: _CARDS[i].index == i
 _SUITS = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
-_SUIT_MASK = tuple(((1 << 13) - 1) << (13 * suit.index) for suit in _SUITS)
-_SUIT_OF = tuple(index // 13 for index in range(52))
-_HEARTS_SUIT = Suit.HEARTS.index
-_HEARTS = _SUIT_MASK[_HEARTS_SUIT]
-_QUEEN_OF_SPADES = 1 << Card.parse("QS").index
-_TWO_OF_CLUBS = 1 << Card.parse("2C").index
-_POINT_CARDS = _HEARTS | _QUEEN_OF_SPADES
-_FULL_PACK = (1 << 52) - 1
-_BIT = tuple(1 << index for index in range(52))
-_BIT_OF_ID = {id(card): 1 << card.index for card in _CARDS}
+_SUIT_MASK: Final[tuple[int, ...]] = tuple(((1 << 13) - 1) << (13 * suit.index) for suit in _SUITS)
+_SUIT_OF: Final[tuple[int, ...]] = tuple(index // 13 for index in range(52))
+_HEARTS_SUIT: Final = 2  # Suit.HEARTS.index
+_HEARTS: Final = 0x1FFF << 26
+_QUEEN_OF_SPADES: Final = 1 << 49  # QS: spades (39) + queen (10)
+_TWO_OF_CLUBS: Final = 1  # 2C: index 0
+_POINT_CARDS: Final = _HEARTS | _QUEEN_OF_SPADES
+assert _HEARTS == _SUIT_MASK[Suit.HEARTS.index] and _HEARTS_SUIT == Suit.HEARTS.index
+assert (
+    _QUEEN_OF_SPADES == 1 << Card.parse("QS").index and _TWO_OF_CLUBS == 1 << Card.parse("2C").index
+)
+_FULL_PACK: Final = (1 << 52) - 1
+_BIT: Final[tuple[int, ...]] = tuple(1 << index for index in range(52))
+_BIT_OF_ID: Final[dict[int, int]] = {id(card): 1 << card.index for card in _CARDS}
 
-_PLAY: tuple[Action, ...] = tuple(Action.play(card) for card in _CARDS)
-_GIVE: tuple[Action, ...] = tuple(Action.give(card) for card in _CARDS)
+_PLAY: Final[tuple[Action, ...]] = tuple(Action.play(card) for card in _CARDS)
+_GIVE: Final[tuple[Action, ...]] = tuple(Action.give(card) for card in _CARDS)
 # by any card.index (wizards and jesters, 52-59, have none): for identity checks
-_PLAY_AT: tuple[Action | None, ...] = _PLAY + (None,) * 8
-_GIVE_AT: tuple[Action | None, ...] = _GIVE + (None,) * 8
+_PLAY_AT: Final[tuple[Action | None, ...]] = _PLAY + (None,) * 8
+_GIVE_AT: Final[tuple[Action | None, ...]] = _GIVE + (None,) * 8
 
 
 def _suit_tables(table: tuple[Action, ...]) -> tuple[list[tuple[Action, ...]], ...]:
@@ -99,10 +103,10 @@ def _suit_tables(table: tuple[Action, ...]) -> tuple[list[tuple[Action, ...]], .
     return tuple(tables)
 
 
-_PLAY_BY_SUIT = _suit_tables(_PLAY)
-_GIVE_BY_SUIT = _suit_tables(_GIVE)
-_SUIT_BITS = (1 << 13) - 1
-_ONE_SEAT: tuple[tuple[int, ...], ...] = tuple((seat,) for seat in range(SEATS))
+_PLAY_BY_SUIT: Final = _suit_tables(_PLAY)
+_GIVE_BY_SUIT: Final = _suit_tables(_GIVE)
+_SUIT_BITS: Final = 0x1FFF
+_ONE_SEAT: Final[tuple[tuple[int, ...], ...]] = tuple((seat,) for seat in range(SEATS))
 
 
 def points_in(mask: int) -> int:
@@ -379,7 +383,9 @@ class HeartsState(GameState):
             raise IllegalAction("card not in hand", f"seat {seat} does not hold {ALL_CARDS[index]}")
         chosen = self._chosen[seat]
         if chosen & bit:
-            raise IllegalAction("pass three cards", f"seat {seat} has already chosen {_CARDS[index]}")
+            raise IllegalAction(
+                "pass three cards", f"seat {seat} has already chosen {_CARDS[index]}"
+            )
         chosen |= bit
         self._chosen[seat] = chosen
         if chosen.bit_count() == CARDS_PASSED:
@@ -556,8 +562,9 @@ class HeartsState(GameState):
 
     def last_hand(self) -> HandResult | None:
         last = self._last_hand
-        if type(last) is _HandFacts:
-            last = self._last_hand = last.result()
+        if isinstance(last, _HandFacts):
+            self._last_hand = result = last.result()
+            return result
         return last
 
     def end_reason(self) -> EndReason | None:
@@ -684,7 +691,7 @@ class HeartsState(GameState):
 
     def clone(self) -> HeartsState:
         # Every list in the state holds immutable values: one level of copying is enough.
-        twin = object.__new__(HeartsState)
+        twin = HeartsState.__new__(HeartsState)
         twin.seats = self.seats
         twin._phase = self._phase
         twin._hand_number = self._hand_number
