@@ -5,8 +5,8 @@ stay plain, typed Python and behave the same, only faster: the Hearts engine
 (the inner loop of random playouts and of ``bench/engine.py``) and the Hearts
 search's play-outs (more deals per decision in the same time). The build falls
 back to pure Python when mypyc is not installed in the build environment (for
-instance a build without isolation, as in deploy/Dockerfile) or when
-``PARLOUR_PURE_PYTHON=1`` is set.
+instance a build without isolation, as in deploy/Dockerfile), when there is no
+C compiler, or when ``PARLOUR_PURE_PYTHON=1`` is set.
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ def extensions() -> list[Any]:
         from mypyc.build import mypycify
     except ImportError:
         return []
-    return list(mypycify(COMPILED, opt_level="3", separate=True))
+    built = list(mypycify(COMPILED, opt_level="3", separate=True))
+    for extension in built:
+        extension.optional = True  # no C compiler: the module stays plain Python
+    return built
 
 
 setup(ext_modules=extensions())

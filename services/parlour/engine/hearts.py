@@ -71,10 +71,9 @@ _HEARTS: Final = 0x1FFF << 26
 _QUEEN_OF_SPADES: Final = 1 << 49  # QS: spades (39) + queen (10)
 _TWO_OF_CLUBS: Final = 1  # 2C: index 0
 _POINT_CARDS: Final = _HEARTS | _QUEEN_OF_SPADES
-assert _HEARTS == _SUIT_MASK[Suit.HEARTS.index] and _HEARTS_SUIT == Suit.HEARTS.index
-assert (
-    _QUEEN_OF_SPADES == 1 << Card.parse("QS").index and _TWO_OF_CLUBS == 1 << Card.parse("2C").index
-)
+assert _SUIT_MASK[Suit.HEARTS.index] == _HEARTS and Suit.HEARTS.index == _HEARTS_SUIT
+assert 1 << Card.parse("QS").index == _QUEEN_OF_SPADES
+assert 1 << Card.parse("2C").index == _TWO_OF_CLUBS
 _FULL_PACK: Final = (1 << 52) - 1
 _BIT: Final[tuple[int, ...]] = tuple(1 << index for index in range(52))
 _BIT_OF_ID: Final[dict[int, int]] = {id(card): 1 << card.index for card in _CARDS}
@@ -98,7 +97,7 @@ def _suit_tables(table: tuple[Action, ...]) -> tuple[list[tuple[Action, ...]], .
     for suit in range(4):
         found: list[tuple[Action, ...]] = [()]
         for action in table[13 * suit : 13 * suit + 13]:
-            found += [actions + (action,) for actions in found]
+            found += [(*actions, action) for actions in found]
         tables.append(found)
     return tuple(tables)
 
