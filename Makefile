@@ -9,8 +9,13 @@ STAMP := $(VENV)/.installed
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+# setup.py compiles these with mypyc in place: an edit of one rebuilds it on the next make.
+# The old builds are unlinked first, not overwritten: a running process keeps what it loaded.
+COMPILED := services/parlour/engine/hearts.py services/parlour/ai/hearts_search.py
+
+$(STAMP): pyproject.toml setup.py $(COMPILED) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	rm -f $(COMPILED:.py=.cpython-*.so) $(COMPILED:.py=__mypyc.cpython-*.so)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 

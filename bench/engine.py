@@ -9,7 +9,9 @@ other processes does not count against either side. OpenSpiel is driven the
 cheapest way it allows: the pass direction, then the whole deal applied from
 one shuffled list of the 52 card actions (no ``chance_outcomes()`` calls), then
 random legal actions -- the same work Parlour does from one shuffled deck.
-The two run in alternating short rounds in the same process.
+The two run in alternating short rounds in the same process. Parlour's Hearts
+engine is measured as installed: compiled with mypyc when ``make install``
+found a C compiler (see setup.py), and the report says which.
 
 Run with ``.venv/bin/python bench/engine.py [--seconds 2]`` (``make bench-engine``).
 OpenSpiel is the optional ``bench`` extra (``pip install -e '.[bench]'``); without
@@ -142,6 +144,10 @@ def bench_hearts_against_openspiel(seconds: float) -> None:
         ours.run_for(seconds / ROUNDS, lambda: our_hearts_hand(info, rng))
         if game is not None:
             theirs.run_for(seconds / ROUNDS, lambda: openspiel_hearts_hand(game, rng))
+    import parlour.engine.hearts as engine_module
+
+    compiled = engine_module.__file__ is not None and engine_module.__file__.endswith(".so")
+    print(f"parlour's Hearts engine: {'compiled with mypyc' if compiled else 'plain Python'}")
     report("parlour", ours)
     if game is None:
         print("openspiel skipped: not installed (pip install -e '.[bench]')")

@@ -31,11 +31,11 @@ one shared object per card, and views and snapshots are built only when asked.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, Final, NamedTuple, NoReturn
 
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.base import GameState
-from parlour.engine.cards import Card, Suit, standard_deck
+from parlour.engine.cards import ALL_CARDS, Card, Suit, standard_deck
 from parlour.engine.errors import IllegalAction, InvalidOptions, MalformedAction, NotYourTurn
 from parlour.engine.options import OptionValue
 from parlour.engine.registry import GameInfo
@@ -50,9 +50,9 @@ from parlour.engine.results import (
 )
 from parlour.engine.view import Move, Play, PlayerView, Trick, View
 
-SEATS = 4
-HAND_SIZE = 13
-CARDS_PASSED = 3
+SEATS: Final = 4
+HAND_SIZE: Final = 13
+CARDS_PASSED: Final = 3
 GAME_TARGET = 100
 ALL_POINTS = 26
 QUEEN_OF_SPADES_POINTS = 13
@@ -62,50 +62,50 @@ PASS_CYCLE: tuple[tuple[str, int], ...] = (("left", 1), ("right", 3), ("across",
 
 DEAL, PASS, PLAY, OVER = "deal", "pass", "play", "over"
 
-_CARDS: tuple[Card, ...] = standard_deck()  # index order: _CARDS[i].index == i
+_CARDS: Final[tuple[Card, ...]] = standard_deck()  # index order: _CARDS[i].index == i
 _SUITS = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
-_SUIT_MASK = tuple(((1 << 13) - 1) << (13 * suit.index) for suit in _SUITS)
-_SUIT_OF = tuple(index // 13 for index in range(52))
-_HEARTS_SUIT = Suit.HEARTS.index
-_HEARTS = _SUIT_MASK[_HEARTS_SUIT]
-_QUEEN_OF_SPADES = 1 << Card.parse("QS").index
-_TWO_OF_CLUBS = 1 << Card.parse("2C").index
-_POINT_CARDS = _HEARTS | _QUEEN_OF_SPADES
-_FULL_PACK = (1 << 52) - 1
+_SUIT_MASK: Final[tuple[int, ...]] = tuple(((1 << 13) - 1) << (13 * suit.index) for suit in _SUITS)
+_SUIT_OF: Final[tuple[int, ...]] = tuple(index // 13 for index in range(52))
+_HEARTS_SUIT: Final = 2  # Suit.HEARTS.index
+_HEARTS: Final = 0x1FFF << 26
+_QUEEN_OF_SPADES: Final = 1 << 49  # QS: spades (39) + queen (10)
+_TWO_OF_CLUBS: Final = 1  # 2C: index 0
+_POINT_CARDS: Final = _HEARTS | _QUEEN_OF_SPADES
+assert _SUIT_MASK[Suit.HEARTS.index] == _HEARTS and Suit.HEARTS.index == _HEARTS_SUIT
+assert 1 << Card.parse("QS").index == _QUEEN_OF_SPADES
+assert 1 << Card.parse("2C").index == _TWO_OF_CLUBS
+_FULL_PACK: Final = (1 << 52) - 1
+_BIT: Final[tuple[int, ...]] = tuple(1 << index for index in range(52))
+_BIT_OF_ID: Final[dict[int, int]] = {id(card): 1 << card.index for card in _CARDS}
 
-_PLAY: tuple[Action, ...] = tuple(Action.play(card) for card in _CARDS)
-_GIVE: tuple[Action, ...] = tuple(Action.give(card) for card in _CARDS)
+_PLAY: Final[tuple[Action, ...]] = tuple(Action.play(card) for card in _CARDS)
+_GIVE: Final[tuple[Action, ...]] = tuple(Action.give(card) for card in _CARDS)
 # by any card.index (wizards and jesters, 52-59, have none): for identity checks
-_PLAY_AT: tuple[Action | None, ...] = _PLAY + (None,) * 8
-_GIVE_AT: tuple[Action | None, ...] = _GIVE + (None,) * 8
+_PLAY_AT: Final[tuple[Action | None, ...]] = _PLAY + (None,) * 8
+_GIVE_AT: Final[tuple[Action | None, ...]] = _GIVE + (None,) * 8
 
 
-class _SuitActions(dict[int, tuple[Action, ...]]):
-    """The actions for each 13-bit set of one suit's cards, filled in as they are met.
+def _suit_tables(table: tuple[Action, ...]) -> tuple[list[tuple[Action, ...]], ...]:
+    """For each suit, the actions of every 13-bit set of its cards, by that set.
 
     Turning a bitset into a list of actions one bit at a time was the largest cost
-    of a random hand; a lookup per suit is several times cheaper. At most 8,192
-    entries per suit and kind (kept lazy: a full table would cost megabytes).
+    of a random hand; a lookup per suit is several times cheaper. The 8,192 sets
+    of a suit are made by doubling (each card added to every set made before it):
+    a few milliseconds at import, about 0.7 MB a table.
     """
-
-    def __init__(self, actions: tuple[Action, ...]) -> None:
-        super().__init__()
-        self._actions = actions
-
-    def __missing__(self, bits: int) -> tuple[Action, ...]:
-        found = tuple(action for n, action in enumerate(self._actions) if bits >> n & 1)
-        self[bits] = found
-        return found
+    tables = []
+    for suit in range(4):
+        found: list[tuple[Action, ...]] = [()]
+        for action in table[13 * suit : 13 * suit + 13]:
+            found += [(*actions, action) for actions in found]
+        tables.append(found)
+    return tuple(tables)
 
 
-def _suit_tables(table: tuple[Action, ...]) -> tuple[_SuitActions, ...]:
-    return tuple(_SuitActions(table[13 * suit : 13 * suit + 13]) for suit in range(4))
-
-
-_PLAY_BY_SUIT = _suit_tables(_PLAY)
-_GIVE_BY_SUIT = _suit_tables(_GIVE)
-_SUIT_BITS = (1 << 13) - 1
-_ONE_SEAT: tuple[tuple[int, ...], ...] = tuple((seat,) for seat in range(SEATS))
+_PLAY_BY_SUIT: Final = _suit_tables(_PLAY)
+_GIVE_BY_SUIT: Final = _suit_tables(_GIVE)
+_SUIT_BITS: Final = 0x1FFF
+_ONE_SEAT: Final[tuple[tuple[int, ...], ...]] = tuple((seat,) for seat in range(SEATS))
 
 
 def points_in(mask: int) -> int:
@@ -123,6 +123,42 @@ class HeartsState(GameState):
 
     game_id = "hearts"
 
+    # Slots: over thirty attributes would no longer share one key table in a
+    # plain instance dict, and every attribute read of the inner loop would slow.
+    __slots__ = (
+        "_acting",
+        "_best",
+        "_best_seat",
+        "_chance",
+        "_chosen",
+        "_dealer",
+        "_exchanged",
+        "_hand_number",
+        "_hand_scores",
+        "_hands",
+        "_hearts_broken",
+        "_last_hand",
+        "_leaders",
+        "_led_suit",
+        "_legal",
+        "_moon",
+        "_over",
+        "_phase",
+        "_plays",
+        "_previous_trick",
+        "_received",
+        "_scores",
+        "_taken",
+        "_tied",
+        "_trick_cards",
+        "_trick_winners",
+        "_tricks_taken",
+        "_turn",
+        "_waiting",
+        "_winners",
+        "seats",
+    )
+
     def __init__(self) -> None:
         self.seats = SEATS
         self._phase = DEAL
@@ -136,7 +172,7 @@ class HeartsState(GameState):
         self._over = False
         # (leader, winner, cards) of the last trick of the previous hand, shown until the deal
         self._previous_trick: tuple[int, int, tuple[int, ...]] | None = None
-        self._last_hand: HandResult | None = None
+        self._last_hand: HandResult | _HandFacts | None = None
         self._reset_hand()
 
     @classmethod
@@ -170,8 +206,7 @@ class HeartsState(GameState):
             state._scores = list(scores)
         state._hands = masks
         if passing and pass_direction(hand_number)[1]:
-            state._phase = PASS
-            state._waiting = (0, 1, 2, 3)
+            state._start_pass()
         else:
             state._start_play()
         return state
@@ -183,6 +218,9 @@ class HeartsState(GameState):
         self._exchanged = False
         self._waiting: tuple[int, ...] = ()  # seats still choosing cards to pass
         self._turn = -1
+        # what chance() and to_act() answer, kept up to date (asked before every move)
+        self._chance: tuple[Card, ...] | None = _CARDS
+        self._acting: tuple[int, ...] = ()
         self._legal = -1  # the cards the seat to play may play, once asked (see _legal_mask)
         self._plays: list[int] = []  # card indices played this hand, in order
         self._leaders: list[int] = []  # the leader of each trick begun
@@ -197,7 +235,7 @@ class HeartsState(GameState):
 
     # -- chance ---------------------------------------------------------------
     def chance(self) -> tuple[Card, ...] | None:
-        return _CARDS if self._phase == DEAL else None
+        return self._chance
 
     def deal_order(self) -> tuple[int | None, ...]:
         return tuple((self._dealer + 1 + i) % SEATS for i in range(len(_CARDS)))
@@ -205,52 +243,53 @@ class HeartsState(GameState):
     def deal(self, deck: Sequence[Card]) -> None:
         # A fast check of the usual case, a shuffle of the 52 cards; anything
         # else takes the general validation, which raises the right error.
+        # Cards are interned (one object per card), so a card's bit is found by
+        # its id; 52 single bits add up to the whole pack only if none repeats.
         if self._phase == DEAL and len(deck) == 52:
-            given = tuple(deck)
-            mask = 0
             try:
-                for card in given:
-                    mask |= 1 << card.index
-            except (AttributeError, TypeError):
-                mask = 0
-            if mask == _FULL_PACK:
-                self._deal(given)
+                bits = list(map(_BIT_OF_ID.__getitem__, map(id, deck)))
+            except KeyError:  # not one of the 52 cards
+                bits = []
+            if sum(bits) == _FULL_PACK:
+                self._deal_bits(bits)
                 return
         super().deal(deck)
 
     def _deal(self, deck: tuple[Card, ...]) -> None:
+        self._deal_bits([1 << card.index for card in deck])
+
+    def _deal_bits(self, bits: list[int]) -> None:
         first = self._dealer + 1  # one card at a time, from the dealer's left
-        for offset in range(SEATS):
-            mask = 0
-            for card in deck[offset::SEATS]:
-                mask |= 1 << card.index
-            self._hands[(first + offset) % SEATS] = mask
+        hands = self._hands
+        for offset in range(SEATS):  # the cards are distinct: their sum is their union
+            hands[(first + offset) % SEATS] = sum(bits[offset::SEATS])
         if pass_direction(self._hand_number)[1]:
-            self._phase = PASS
-            self._waiting = (0, 1, 2, 3)
+            self._start_pass()
         else:
             self._start_play()
 
+    def _start_pass(self) -> None:
+        self._phase = PASS
+        self._chance = None
+        self._waiting = self._acting = (0, 1, 2, 3)
+
     # -- turns ----------------------------------------------------------------
     def to_act(self) -> tuple[int, ...]:
-        phase = self._phase
-        if phase == PLAY:
-            return _ONE_SEAT[self._turn]
-        if phase == PASS:
-            return self._waiting
-        return ()
+        return self._acting
 
     def legal_actions(self, seat: int) -> list[Action]:
-        phase = self._phase
-        if phase == PLAY:
-            if seat != self._turn:
-                return []
-            mask, (clubs, diamonds, hearts, spades) = self._legal_mask(seat), _PLAY_BY_SUIT
-        elif phase == PASS and seat in self._waiting:
+        turn = self._turn  # -1 outside the play
+        if seat == turn and turn >= 0:
+            mask = self._legal
+            if mask < 0:
+                mask = self._legal_mask(seat)
+            tables = _PLAY_BY_SUIT
+        elif self._phase == PASS and seat in self._waiting:
             mask = self._hands[seat] & ~self._chosen[seat]
-            clubs, diamonds, hearts, spades = _GIVE_BY_SUIT
+            tables = _GIVE_BY_SUIT
         else:
             return []
+        clubs, diamonds, hearts, spades = tables
         return [
             *clubs[mask & _SUIT_BITS],
             *diamonds[mask >> 13 & _SUIT_BITS],
@@ -284,24 +323,29 @@ class HeartsState(GameState):
         return legal
 
     def apply(self, seat: int, action: Action) -> None:
-        phase = self._phase
-        # The usual cases, one of our own action objects from the seat to act,
-        # skip the generic checks; everything else takes the long way.
+        # The usual case, one of our own play actions from the seat to play,
+        # skips the generic checks and plays the card here (this is the inner
+        # loop of every playout); everything else takes the long way.
+        turn = self._turn  # -1 outside the play
         card = action.card
-        if phase == PLAY and seat == self._turn and card is not None:
+        if seat == turn and turn >= 0 and card is not None:
             index = card.index
-            if action is _PLAY_AT[index] and self._legal_mask(seat) >> index & 1:
-                self._play(seat, index)
-                return
+            if action is _PLAY_AT[index]:
+                legal = self._legal
+                if legal < 0:
+                    legal = self._legal_mask(seat)
+                if legal >> index & 1:
+                    self._play(seat, index)
+                    return
         elif (
-            phase == PASS
+            self._phase == PASS
             and seat in self._waiting
             and card is not None
             and action is _GIVE_AT[card.index]
         ):
-            self._give(seat, action)
+            self._give_card(seat, card.index)
             return
-        if phase == PASS and seat in range(SEATS) and seat not in self._waiting:
+        if self._phase == PASS and seat in range(SEATS) and seat not in self._waiting:
             waiting = ", ".join(str(s) for s in self._waiting)
             raise NotYourTurn(
                 "pass three cards",
@@ -329,14 +373,22 @@ class HeartsState(GameState):
                 "pass three cards",
                 f"seat {seat} must choose three cards to pass before play starts, not {action}",
             )
-        card = action.card
-        if not self._hands[seat] >> index & 1:
-            raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
-        if self._chosen[seat] >> index & 1:
-            raise IllegalAction("pass three cards", f"seat {seat} has already chosen {card}")
-        self._chosen[seat] |= 1 << index
-        if self._chosen[seat].bit_count() == CARDS_PASSED:
-            self._waiting = tuple(s for s in self._waiting if s != seat)
+        self._give_card(seat, index)
+
+    def _give_card(self, seat: int, index: int) -> None:
+        """``seat`` (one still choosing) chooses the card ``index`` to pass."""
+        bit = 1 << index
+        if not self._hands[seat] & bit:
+            raise IllegalAction("card not in hand", f"seat {seat} does not hold {ALL_CARDS[index]}")
+        chosen = self._chosen[seat]
+        if chosen & bit:
+            raise IllegalAction(
+                "pass three cards", f"seat {seat} has already chosen {_CARDS[index]}"
+            )
+        chosen |= bit
+        self._chosen[seat] = chosen
+        if chosen.bit_count() == CARDS_PASSED:
+            self._waiting = self._acting = tuple(s for s in self._waiting if s != seat)
             if not self._waiting:
                 self._exchange()
 
@@ -374,12 +426,15 @@ class HeartsState(GameState):
     def _start_play(self) -> None:
         self._legal = -1
         self._phase = PLAY
+        self._chance = None
+        self._waiting = ()
         self._turn = next(s for s in range(SEATS) if self._hands[s] & _TWO_OF_CLUBS)
+        self._acting = _ONE_SEAT[self._turn]
 
     # -- play -----------------------------------------------------------------
     def _play(self, seat: int, index: int) -> None:
         self._legal = -1
-        bit = 1 << index
+        bit = _BIT[index]
         self._hands[seat] ^= bit
         plays = self._plays
         plays.append(index)
@@ -388,15 +443,22 @@ class HeartsState(GameState):
         if not trick:
             self._leaders.append(seat)
             self._led_suit = suit
-            self._best, self._best_seat = index, seat
-        elif suit == self._led_suit:
+            self._best = index
+            self._best_seat = seat
+            self._trick_cards = bit
+            self._turn = turn = (seat + 1) & 3
+            self._acting = _ONE_SEAT[turn]
+            return
+        if suit == self._led_suit:
             if index > self._best:
-                self._best, self._best_seat = index, seat
+                self._best = index
+                self._best_seat = seat
         elif suit == _HEARTS_SUIT:
             self._hearts_broken = True  # a heart discarded on a trick of another suit
         if len(plays) & 3:
             self._trick_cards = trick | bit
-            self._turn = (seat + 1) & 3
+            self._turn = turn = (seat + 1) & 3
+            self._acting = _ONE_SEAT[turn]
             return
         winner = self._best_seat
         self._taken[winner] |= trick | bit
@@ -404,6 +466,7 @@ class HeartsState(GameState):
         self._trick_winners.append(winner)
         self._trick_cards = 0
         self._turn = winner
+        self._acting = _ONE_SEAT[winner]
         if len(plays) == SEATS * HAND_SIZE:
             self._finish_hand()
 
@@ -420,45 +483,31 @@ class HeartsState(GameState):
         lowest = min(scores)
         reached = max(scores) >= GAME_TARGET
         self._tied = reached and scores.count(lowest) > 1
-        self._last_hand = self._hand_result(taken, points)
+        last_trick = (self._leaders[-1], self._trick_winners[-1], tuple(self._plays[-4:]))
+        # The facts of the hand; the HandResult is made from them when asked (last_hand)
+        self._last_hand = _HandFacts(
+            self._hand_number,
+            self._dealer,
+            tuple(points),
+            tuple(scores),
+            tuple(self._tricks_taken),
+            tuple(taken),
+            self._moon,
+            self._tied,
+            last_trick,
+        )
         if reached and not self._tied:
             self._over = True
             self._phase = OVER
             self._turn = -1
+            self._acting = ()
             self._winners = (scores.index(lowest),)
             return
-        self._previous_trick = (self._leaders[-1], self._trick_winners[-1], tuple(self._plays[-4:]))
+        self._previous_trick = last_trick
         self._hand_number += 1
         self._dealer = (self._dealer + 1) % SEATS
         self._phase = DEAL
         self._reset_hand()
-
-    def _hand_result(self, taken: list[int], points: list[int]) -> HandResult:
-        """The facts of the hand just finished (called before its tricks are cleared)."""
-        moon = self._moon
-        text = (
-            f"hand {self._hand_number}: seat {moon} shot the moon"
-            if moon is not None
-            else f"hand {self._hand_number}: "
-            + ", ".join(f"seat {s} took {taken[s]}" for s in range(SEATS))
-        )
-        if self._tied:
-            text += "; the lowest total is tied: another hand is played"
-        return HandResult(
-            hand_number=self._hand_number,
-            dealer=self._dealer,
-            points=tuple(points),
-            totals=tuple(self._scores),
-            tricks_taken=tuple(self._tricks_taken),
-            text=text,
-            detail=HeartsHandResult(
-                moon_shooter=moon,
-                points_taken=tuple(taken),
-                pass_direction=pass_direction(self._hand_number)[0],
-                last_trick=self._trick(HAND_SIZE - 1),
-                tie_plays_on=self._tied,
-            ),
-        )
 
     def _refuse_play(self, seat: int, action: Action) -> NoReturn:
         """Raise the error that says why ``action`` is not legal for ``seat`` now."""
@@ -511,7 +560,11 @@ class HeartsState(GameState):
         return INFO.end_rule
 
     def last_hand(self) -> HandResult | None:
-        return self._last_hand
+        last = self._last_hand
+        if isinstance(last, _HandFacts):
+            self._last_hand = result = last.result()
+            return result
+        return last
 
     def end_reason(self) -> EndReason | None:
         return EndReason.TARGET_REACHED if self._over else None
@@ -581,7 +634,7 @@ class HeartsState(GameState):
             winners=self._winners,
             notes=self._notes(words, offset, own),
             end_rule=INFO.end_rule,
-            last_hand=self._last_hand,
+            last_hand=self.last_hand(),
             end_reason=self.end_reason(),
         )
 
@@ -637,12 +690,82 @@ class HeartsState(GameState):
 
     def clone(self) -> HeartsState:
         # Every list in the state holds immutable values: one level of copying is enough.
-        twin = object.__new__(HeartsState)
-        twin.__dict__.update(
-            (name, value.copy() if type(value) is list else value)
-            for name, value in self.__dict__.items()
-        )
+        twin = HeartsState.__new__(HeartsState)
+        twin.seats = self.seats
+        twin._phase = self._phase
+        twin._hand_number = self._hand_number
+        twin._dealer = self._dealer
+        twin._scores = self._scores.copy()
+        twin._hand_scores = self._hand_scores.copy()
+        twin._moon = self._moon
+        twin._tied = self._tied
+        twin._winners = self._winners
+        twin._over = self._over
+        twin._previous_trick = self._previous_trick
+        twin._last_hand = self._last_hand
+        twin._hands = self._hands.copy()
+        twin._chosen = self._chosen.copy()
+        twin._received = self._received.copy()
+        twin._exchanged = self._exchanged
+        twin._waiting = self._waiting
+        twin._turn = self._turn
+        twin._chance = self._chance
+        twin._acting = self._acting
+        twin._legal = self._legal
+        twin._plays = self._plays.copy()
+        twin._leaders = self._leaders.copy()
+        twin._trick_winners = self._trick_winners.copy()
+        twin._trick_cards = self._trick_cards
+        twin._led_suit = self._led_suit
+        twin._best = self._best
+        twin._best_seat = self._best_seat
+        twin._hearts_broken = self._hearts_broken
+        twin._taken = self._taken.copy()
+        twin._tricks_taken = self._tricks_taken.copy()
         return twin
+
+
+class _HandFacts(NamedTuple):
+    """A finished hand as plain values, kept until its HandResult is asked for.
+
+    Building the result (its text, its last trick) at the end of every hand was
+    a sixth of the cost of a random playout, which rarely asks for it.
+    """
+
+    hand_number: int
+    dealer: int
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+    tricks_taken: tuple[int, ...]
+    taken: tuple[int, ...]
+    moon: int | None
+    tied: bool
+    last_trick: tuple[int, int, tuple[int, ...]]
+
+    def result(self) -> HandResult:
+        moon, number, taken = self.moon, self.hand_number, self.taken
+        text = (
+            f"hand {number}: seat {moon} shot the moon"
+            if moon is not None
+            else f"hand {number}: " + ", ".join(f"seat {s} took {taken[s]}" for s in range(SEATS))
+        )
+        if self.tied:
+            text += "; the lowest total is tied: another hand is played"
+        return HandResult(
+            hand_number=number,
+            dealer=self.dealer,
+            points=self.points,
+            totals=self.totals,
+            tricks_taken=self.tricks_taken,
+            text=text,
+            detail=HeartsHandResult(
+                moon_shooter=moon,
+                points_taken=taken,
+                pass_direction=pass_direction(number)[0],
+                last_trick=_trick(*self.last_trick),
+                tie_plays_on=self.tied,
+            ),
+        )
 
 
 def _cards(mask: int) -> tuple[Card, ...]:
