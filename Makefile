@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-notify bench-replay selfplay clean fuzz leak-check
+.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-notify bench-replay selfplay clean fuzz leak-check soak
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -106,6 +106,13 @@ FUZZ_REQUESTS ?= 100000
 fuzz: $(STAMP)
 	mkdir -p build/fuzz
 	nice -n 10 $(BIN)/python -m tests.fuzz.campaign --requests $(FUZZ_REQUESTS) --logs build/fuzz
+
+## make soak: the long versions of make test's sampled checks (random playouts, replay
+## determinism, the leak check), for before a release
+soak: $(STAMP)
+	PARLOUR_PLAYOUT_GAMES=1000 PARLOUR_REPLAY_GAMES=400 LEAK_GAMES=300 nice -n 10 \
+		$(BIN)/python -m pytest -q tests/engine/test_random_playout.py \
+		tests/replay/test_determinism.py tests/service/test_no_leaks.py
 
 ## make leak-check: the all-outgoing-messages leak test over 300 random games (make test plays 60)
 leak-check: $(STAMP)

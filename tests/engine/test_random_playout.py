@@ -1,6 +1,7 @@
 """The generic random-playout test, run over every registered game.
 
-For each game and seat count, at least 500 full games of random legal moves:
+For each game and seat count, full games of random legal moves (200 in
+``make test``; ``PARLOUR_PLAYOUT_GAMES`` sets it, ``make soak`` plays 1,000):
 legal actions are never empty for a seat to act until the game ends; no card
 is ever duplicated or lost; a seat's view never shows another seat's hidden
 cards; replaying the recorded decks and actions gives the same state; scores
@@ -9,6 +10,7 @@ in the view agree with the engine.
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter
 
@@ -20,7 +22,7 @@ from parlour.engine.cards import Card
 from parlour.engine.registry import GAME_MODULES, get_game
 from tests.engine.conftest import cards_in_view
 
-GAMES_PER_SEAT_COUNT = 500
+GAMES_PER_SEAT_COUNT = int(os.environ.get("PARLOUR_PLAYOUT_GAMES", "200"))
 VIEW_CHECKED_GAMES = 25  # every step of the first games is checked seat by seat
 
 

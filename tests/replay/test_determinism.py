@@ -5,7 +5,8 @@ digests at every event and identical scores.
 Two worker processes play the games through the application layer (each on
 its own SQLite file), so both cores are busy; as each batch is exported, a
 fresh ``parlour replay --json-summary`` process replays it.
-``PARLOUR_REPLAY_GAMES`` sets the number of games per kind (default 200).
+``PARLOUR_REPLAY_GAMES`` sets the number of games per kind (default 100;
+``make soak`` replays 400).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import pytest
 from parlour.engine.registry import GAME_MODULES
 from tests.replay.games import play_job, seat_counts
 
-GAMES_PER_KIND = int(os.environ.get("PARLOUR_REPLAY_GAMES", "200"))
+GAMES_PER_KIND = int(os.environ.get("PARLOUR_REPLAY_GAMES", "100"))
 BATCHES = 8
 PARLOUR = [sys.executable, "-m", "parlour.cli"]
 
