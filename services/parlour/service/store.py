@@ -247,11 +247,9 @@ class EventStore(ABC):
         ``turns`` projection (a table forked in play has some)."""
         stored = stored_events(table.table_id, 0, first, None, now or utcnow())
         try:
-            await self._create(table, stored)
+            await self._create(table, stored, turns)
         except AppendRefused as refused:
             raise ConcurrencyConflict(f"table {table.table_id} already exists") from refused
-        if turns:
-            await self._put_turns(table.table_id, len(stored), turns)
         # an open table has no turns; a table forked in play may leave a bot to act
         bot_turn = any(turn.kind == SeatKind.BOT for turn in turns)
         await self._announce(table.table_id, len(first), bot_turn)
@@ -316,12 +314,11 @@ class EventStore(ABC):
                 await pending
 
     @abstractmethod
-    async def _create(self, table: TableRow, stored: list[StoredEvent]) -> None:
-        """Write the table, its seats and events; :class:`AppendRefused` if the id is taken."""
-
-    @abstractmethod
-    async def _put_turns(self, table_id: str, version: int, turns: Sequence[TurnRow]) -> None:
-        """Write a new table's rows of the turns projection (a forked table in play)."""
+    async def _create(
+        self, table: TableRow, stored: list[StoredEvent], turns: Sequence[TurnRow]
+    ) -> None:
+        """Write the table, its seats, events and (a table forked in play) turns in one
+        transaction; :class:`AppendRefused` if the id is taken."""
 
     @abstractmethod
     async def _append(self, append: PendingAppend) -> None:

@@ -240,7 +240,9 @@ class PostgresEventStore(EventStore):
 
     # --- events ---------------------------------------------------------------------------
 
-    async def _create(self, table: TableRow, stored: list[StoredEvent]) -> None:
+    async def _create(
+        self, table: TableRow, stored: list[StoredEvent], turns: Sequence[TurnRow]
+    ) -> None:
         values = (
             table.table_id,
             table.game,
@@ -262,15 +264,25 @@ class PostgresEventStore(EventStore):
                         _UPSERT_SEAT, _seat_params(table.table_id, table.seat_rows)
                     )
                     await cursor.executemany(_INSERT_EVENT, [_event_row(event) for event in stored])
+                    if turns:  # a table forked in play: its turns with it
+                        version = len(stored)
+                        await cursor.executemany(
+                            _INSERT_TURN,
+                            [
+                                (
+                                    table.table_id,
+                                    t.seat,
+                                    t.game,
+                                    version,
+                                    str(t.kind),
+                                    t.since,
+                                    t.deadline,
+                                )
+                                for t in turns
+                            ],
+                        )
         except psycopg.IntegrityError as error:
             raise AppendRefused(version_moved=False) from error
-
-    async def _put_turns(self, table_id: str, version: int, turns: Sequence[TurnRow]) -> None:
-        rows = [
-            (table_id, t.seat, t.game, version, str(t.kind), t.since, t.deadline) for t in turns
-        ]
-        async with self._connection() as conn, conn.cursor() as cursor:
-            await cursor.executemany(_INSERT_TURN, rows)
 
     async def _append(self, append: PendingAppend) -> None:
         table_id, stored, seat_updates = append.table_id, append.stored, append.seat_updates
@@ -452,6 +464,10 @@ class _Borrowed:
         if self._store._pool_ is not None:
             await self._store._pool_.check()
         return StoreUnavailable(str(error).splitlines()[0])
+
+
+def _turn_rows(table_id: str, version: int, turns: Sequence[TurnRow]) -> list[tuple[Any, ...]]:
+    return [(table_id, t.seat, t.game, version, str(t.kind), t.since, t.deadline) for t in turns]
 
 
 def _table(row: tuple[Any, ...]) -> TableRow:

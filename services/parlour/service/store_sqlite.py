@@ -136,10 +136,14 @@ class SqliteEventStore(EventStore):
 
     # --- events ---------------------------------------------------------------------------
 
-    async def _create(self, table: TableRow, stored: list[StoredEvent]) -> None:
-        await self._call(self._write_table, table, stored)
+    async def _create(
+        self, table: TableRow, stored: list[StoredEvent], rows: Sequence[store.TurnRow]
+    ) -> None:
+        await self._call(self._write_table, table, stored, rows)
 
-    def _write_table(self, table: TableRow, stored: list[StoredEvent]) -> None:
+    def _write_table(
+        self, table: TableRow, stored: list[StoredEvent], rows: Sequence[store.TurnRow]
+    ) -> None:
         values = {
             "table_id": table.table_id,
             "game": table.game,
@@ -160,15 +164,10 @@ class SqliteEventStore(EventStore):
                     conn.execute(seats.insert(), _seat_params(table.table_id, table.seat_rows))
                 if stored:
                     conn.execute(events.insert(), _event_rows(stored))
+                if rows:  # a table forked in play: its turns with it
+                    conn.execute(turns.insert(), _turn_params(table.table_id, len(stored), rows))
         except sa_exc.IntegrityError as error:
             raise AppendRefused(version_moved=False) from error
-
-    async def _put_turns(self, table_id: str, version: int, rows: Sequence[store.TurnRow]) -> None:
-        def put() -> None:
-            with self._write() as conn:
-                conn.execute(turns.insert(), _turn_params(table_id, version, rows))
-
-        await self._call(put)
 
     async def _append(self, append: store.PendingAppend) -> None:
         await self._call(self._write_events, append)
