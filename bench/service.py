@@ -48,6 +48,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from psycopg import sql
 
 from parlour.client import ParlourClient, Seat
+from parlour.serve import event_loop
 
 GAMES = (("wizard", 4), ("hearts", 4), ("crazy8s", 4), ("kaiser", 4))
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -179,23 +180,34 @@ async def bare_server() -> None:
 # -- floors ----------------------------------------------------------------------------------
 
 
-async def empty_call_rate(address: str, seconds: float, in_flight: int = 64) -> float:
-    async with grpc.aio.insecure_channel(address) as channel:
+@dataclass
+class EmptyCalls:
+    """The empty-call floor: calls/s, the bare server's CPU per call, latencies."""
+
+    rate: float
+    server_ms: float  # the bare server's CPU ms per call
+    p50_ms: float
+
+
+async def empty_calls(bare: Child, seconds: float, in_flight: int = 64) -> EmptyCalls:
+    async with grpc.aio.insecure_channel(bare.address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         request = health_pb2.HealthCheckRequest()
         await stub.Check(request)
-        calls = 0
+        latencies: list[float] = []
         deadline = time.perf_counter() + seconds
 
         async def caller() -> None:
-            nonlocal calls
             while time.perf_counter() < deadline:
+                t0 = time.perf_counter()
                 await stub.Check(request)
-                calls += 1
+                latencies.append((time.perf_counter() - t0) * 1000)
 
-        start = time.perf_counter()
+        cpu0, start = bare.cpu_seconds(), time.perf_counter()
         await asyncio.gather(*(caller() for _ in range(in_flight)))
-        return calls / (time.perf_counter() - start)
+        elapsed, cpu = time.perf_counter() - start, bare.cpu_seconds() - cpu0
+        calls = len(latencies)
+        return EmptyCalls(calls / elapsed, cpu * 1000 / calls, quantile(latencies, 0.5))
 
 
 def insert_commit_rate(url: sa.URL, seconds: float, connections: int) -> float:
@@ -340,10 +352,15 @@ class Level:
     cores: tuple[float, float, float]  # service, clients, postgres
     connections: int  # held by the replica at the end of the level
 
+    def service_ms(self) -> float:
+        """The service's CPU ms per Act (its GetViews included)."""
+        rate = self.acts_per_second
+        return self.cores[0] * 1000 / rate if rate else float("nan")
+
     def row(self, empty: float) -> str:
         rate, tally = self.acts_per_second, self.tally
         views = rate * len(tally.view_ms) / max(1, len(tally.act_ms))
-        service_ms = self.cores[0] * 1000 / rate if rate else float("nan")
+        service_ms = self.service_ms()
         return (
             f"{self.in_flight:>9} {rate:7.0f} {rate / empty:7.3f} {views:7.0f}"
             f" {quantile(tally.act_ms, 0.5):7.2f} {quantile(tally.act_ms, 0.99):7.2f}"
@@ -389,7 +406,7 @@ def main() -> int:
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_server:
-        asyncio.run(bare_server())
+        event_loop(os.environ.get("PARLOUR_EVENT_LOOP", "uvloop"))(bare_server())
         return 0
 
     admin = sa.make_url(
@@ -403,7 +420,8 @@ def main() -> int:
     results: dict[int, Level] = {}
     with scratch_database(admin) as url:
         with process(bare_command, "bare server on") as bare:
-            empty_before = asyncio.run(empty_call_rate(bare.address, 3.0))
+            empty_before = asyncio.run(empty_calls(bare, 3.0))
+            single = asyncio.run(empty_calls(bare, 2.0, in_flight=1))
         commit_1 = insert_commit_rate(url, 2.0, 1)
         commit_16 = insert_commit_rate(url, 2.0, 16)
         serve = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
@@ -420,15 +438,20 @@ def main() -> int:
                 first, last, moves = asyncio.run(wizard_growth(server.address, args.growth_games))
         # the floor once more, so that a machine busier at one end cannot flatter the ratio
         with process(bare_command, "bare server on") as bare:
-            empty_after = asyncio.run(empty_call_rate(bare.address, 3.0))
-    empty = max(empty_before, empty_after)
+            empty_after = asyncio.run(empty_calls(bare, 3.0))
+    floor = max(empty_before, empty_after, key=lambda calls: calls.rate)
+    empty = floor.rate
 
     print(f"load average at the start: {load_start}; at the end: {load_average()}")
     print(f"machine: {os.cpu_count()} cores, shared by the service, the clients, Postgres")
     print("  (and whatever else runs on it); the client process is not the service's")
     print(
         f"floor: empty gRPC unary calls/s (grpc.aio, 64 in flight)   {empty:7.0f}"
-        f"  (before {empty_before:.0f}, after {empty_after:.0f}: the higher is used)"
+        f"  (before {empty_before.rate:.0f}, after {empty_after.rate:.0f}: the higher is used)"
+    )
+    print(
+        f"floor: the bare server's CPU per empty call                {floor.server_ms:7.3f} ms"
+        f"  (same event loop as the service); empty call p50, 1 in flight {single.p50_ms:.2f} ms"
     )
     print(f"floor: Postgres single-row insert commits/s, 1 connection   {commit_1:7.0f}")
     print(f"floor: Postgres single-row insert commits/s, 16 connections {commit_16:7.0f}")
@@ -455,6 +478,13 @@ def main() -> int:
     if 1 in results:
         p50 = quantile(results[1].tally.act_ms, 0.5)
         print(f"act p50 with one game in flight: {p50:.2f} ms (target < {TARGET_P50_MS} ms)")
+    for level in results.values():
+        calls = 1 + len(level.tally.view_ms) / max(1, len(level.tally.act_ms))
+        print(
+            f"{level.in_flight:>3} in flight: {calls:.2f} RPCs per act; their bare gRPC cost alone"
+            f" {calls * floor.server_ms:.2f} ms of the service's"
+            f" {level.service_ms():.2f} ms CPU per act"
+        )
     return 0
 
 
