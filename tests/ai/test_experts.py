@@ -8,19 +8,23 @@ on these deals: several standard deviations of the per-deal difference.
 from __future__ import annotations
 
 import contextlib
+import random
 from collections.abc import Iterator
 from typing import Any
 
 from parlour import selfplay, versus
-from parlour.ai import LEVELS, strategy_for
+from parlour.ai import LEVELS, hearts, hearts_search, strategy_for
 from parlour.ai.crazy8s_expert import discard_pile
+from parlour.ai.hearts_pass import plan_hard
 from parlour.ai.kaiser_expert import contract, score
 from parlour.ai.wizard_search import beats
-from parlour.engine.cards import Card, Suit
+from parlour.engine.cards import Card, Suit, standard_deck
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import new_game
 from parlour.engine.view import Play
 from parlour.engine.wizard import trick_winner
+
+HEARTS_PACK = standard_deck()
 
 
 class _Bar:
@@ -125,3 +129,58 @@ def test_kaiser_contract_and_score_follow_the_rules() -> None:
     assert score([7, 3], (0, 7, False), 0) == 7 - 3
     assert score([6, 4], (2, 7, False), 0) == -7 - 4
     assert score([8, 2], (1, 7, True), 1) == -14 - 8
+
+
+# -- the Hearts expert's pass ---------------------------------------------------------------
+
+
+def _hand(rng: random.Random) -> list[Card]:
+    deck = list(HEARTS_PACK)
+    rng.shuffle(deck)
+    return sorted(deck[:13])
+
+
+def test_the_simulated_seats_pass_as_the_hard_level_plans() -> None:
+    """``quick_pass`` (bits, for the play-outs) is the hard plan's first three cards."""
+    rng = random.Random(5)
+    for _ in range(300):
+        hand = _hand(rng)
+        expected = {card.index for card in plan_hard(hand)[:3]}
+        given = hearts_search.quick_pass(hearts_search.bits(hand))
+        assert {i for i in range(52) if given >> i & 1} == expected, hand
+
+
+def test_the_expert_passes_three_of_its_own_cards_the_same_way_at_each_pick() -> None:
+    rng = random.Random(6)
+    for direction in ("left", "right", "across"):
+        hand = _hand(rng)
+        first = hearts.plan_expert(hand, hearts.PASS_OFFSET[direction], 20_000)
+        assert sorted(first) == sorted(hand)  # a whole plan of the hand, each card once
+        assert hearts.plan_expert(hand, hearts.PASS_OFFSET[direction], 20_000) == first
+        assert set(first[:3]) <= set(plan_hard(hand)[: hearts.PASS_CANDIDATES])
+
+
+def test_the_expert_gives_its_chosen_three_through_the_single_card_picks() -> None:
+    """Played through the engine, the three "give" actions are the set the search chose."""
+    state = new_game("hearts", 4, {})
+    state.deal(shuffled(list(state.chance() or ()), random.Random(8)))
+    expert = strategy_for("hearts", "expert", 20_000)
+    dealt = sorted(state.hand(0))
+    offset = hearts.PASS_OFFSET[state.view(0).pass_direction]
+    chosen = set(hearts.plan_expert(dealt, offset, 20_000)[:3])
+    for _ in range(3):
+        view = state.view(0)
+        state.apply(0, expert.choose(view, view.legal_actions, random.Random(1)))
+    assert set(state.view(0).passed_cards) == chosen
+
+
+def test_play_outs_keep_the_first_tricks_discard_rule() -> None:
+    """Void in clubs on the first trick, a seat holding the queen and hearts discards
+    neither while it has another card."""
+    queen, heart, diamond = (Card.parse(code).index for code in ("QS", "AH", "2D"))
+    hand = 1 << queen | 1 << heart | 1 << diamond
+    led = Card.parse("2C").index
+    first = hearts_search.policy(hand, led // 13, led, False, False, False, True)
+    assert first == diamond
+    later = hearts_search.policy(hand, led // 13, led, False, False, False, False)
+    assert later == queen

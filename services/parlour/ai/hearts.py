@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache, partial
 
 from parlour.ai import hearts_search as search
 from parlour.ai.common import (
@@ -48,6 +49,7 @@ QUEEN_OF_SPADES = Card.parse("QS")
 SPADE_HONOURS = (Card.parse("AS"), Card.parse("KS"))
 #: One opponent holding every point taken so far, and at least this many: a moon attempt.
 MOON_ALERT = 16
+SEATS = 4
 
 
 def points(cards: Sequence[Card]) -> int:
@@ -133,16 +135,40 @@ def decide_expert(
     view: View, legal: Sequence[Action], rng: random.Random, budget: int = EXPERT_BUDGET
 ) -> Action:
     """The hard opponent with a search many times deeper that trusts what it finds."""
-    return _decide_searching(view, legal, rng, Search(budget, (16, 600), 0.0))
+    return _decide_searching(view, legal, rng, Search(budget, (16, 600), 0.0, weigh_pass=True))
 
 
 @dataclass(frozen=True, slots=True)
 class Search:
-    """How hard the look-ahead works: simulated plays, deals (least, most), caution."""
+    """How hard the look-ahead works: simulated plays, deals (least, most), caution,
+    and whether the pass is weighed by play-outs too (else the hard plan's)."""
 
     budget: int
     deals: tuple[int, int]
     margin: float
+    weigh_pass: bool = False
+
+
+#: The first cards of the hard plan the expert weighs, every three of them as a pass.
+PASS_CANDIDATES = 7
+
+
+def plan_expert(hand: Sequence[Card], offset: int, budget: int) -> list[Card]:
+    """The expert's pass first, then the hard plan (``choose_give`` takes its head)."""
+    chosen = [Card.from_index(index) for index in _weigh_pass(search.bits(hand), offset, budget)]
+    return chosen + [card for card in plan_hard(hand) if card not in chosen]
+
+
+@lru_cache(maxsize=256)
+def _weigh_pass(hand: int, offset: int, budget: int) -> tuple[int, ...]:
+    """Every set of three of the hard plan's first cards, by play-outs (``best_pass``).
+
+    Seeded by the hand, so the three single-card picks of one pass agree.
+    """
+    cards = [card for card in PACK if hand >> card.index & 1]
+    candidates = [card.index for card in plan_hard(cards)[:PASS_CANDIDATES]]
+    rng = random.Random(hand * SEATS + offset)
+    return tuple(search.best_pass(hand, candidates, offset, rng, budget))
 
 
 HARD_SEARCH = Search(search.PLAY_BUDGET, (search.MIN_DEALS, search.MAX_DEALS), search.MARGIN)
@@ -152,6 +178,9 @@ def _decide_searching(
     view: View, legal: Sequence[Action], rng: random.Random, how: Search
 ) -> Action:
     if of_kind(legal, ActionKind.GIVE):
+        offset = PASS_OFFSET.get(view.pass_direction)
+        if how.weigh_pass and offset is not None:
+            return choose_give(view, legal, partial(plan_expert, offset=offset, budget=how.budget))
         return choose_give(view, legal, plan_hard)
     pos = read_position(view, legal)
     shooter = moon_shooter(view)

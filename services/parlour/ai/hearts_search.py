@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from itertools import combinations
 
 from parlour.engine.cards import Card
 
@@ -74,8 +75,20 @@ def _highest_rank(mask: int) -> int:
     return best
 
 
-def policy(hand: int, led: int, best: int, last: bool, broken: bool, queen_gone: bool) -> int:
-    """The quick player used in play-outs: duck high, unload the queen and hearts when void."""
+def policy(
+    hand: int,
+    led: int,
+    best: int,
+    last: bool,
+    broken: bool,
+    queen_gone: bool,
+    first: bool = False,
+) -> int:
+    """The quick player used in play-outs: duck high, unload the queen and hearts when void.
+
+    ``first``: the hand's first trick, on which no heart and not the queen may
+    be discarded while the seat has another card.
+    """
     if led < 0:
         allowed = hand if broken else (hand & ~HEARTS) or hand
         if not queen_gone:
@@ -89,6 +102,8 @@ def policy(hand: int, led: int, best: int, last: bool, broken: bool, queen_gone:
         if last:
             return _high((following & ~QUEEN) or following)
         return _low(following)
+    if first and hand & ~(HEARTS | QUEEN):
+        hand &= ~(HEARTS | QUEEN)
     if hand & QUEEN:
         return _high(QUEEN)
     if not queen_gone and hand & SPADE_HONOURS:
@@ -105,11 +120,13 @@ def play_out(
     taken: list[int],
     broken: bool,
     queen_gone: bool,
+    first: bool = False,
 ) -> list[int]:
     """Play the hand to its end from a trick in progress; points per seat (moon applied).
 
     ``trick`` holds the cards already on the current trick, ``seat`` is the
-    seat next to play. ``hands`` and ``taken`` are modified.
+    seat next to play. ``hands`` and ``taken`` are modified. ``first``: the
+    trick in progress is the hand's first (its discard rule applies to it).
     """
     left = sum(hand.bit_count() for hand in hands)
     count = len(trick)
@@ -128,7 +145,7 @@ def play_out(
             card = policy(hand, -1, -1, False, broken, queen_gone)
             led, best, winner = card // 13, card, seat
         else:
-            card = policy(hand, led, best, count == SEATS - 1, broken, queen_gone)
+            card = policy(hand, led, best, count == SEATS - 1, broken, queen_gone, first)
             suit = card // 13
             if suit == led:
                 if card > best:
@@ -143,7 +160,7 @@ def play_out(
         count += 1
         if count == SEATS:
             taken[winner] += points(mask)
-            seat, count, mask = winner, 0, 0
+            seat, count, mask, first = winner, 0, 0, False
         else:
             seat = (seat + 1) % SEATS
     if 26 in taken:
@@ -227,3 +244,96 @@ def best_card(
     if totals[best] + margin * deals_wanted <= totals[preferred]:
         return best
     return preferred
+
+
+# -- the expert's pass: candidate sets weighed by play-outs ------------------------------------
+
+SPADES = SUIT_MASKS[3]
+LOW_SPADES = SPADES & ((1 << QUEEN_INDEX) - 1)
+HIGH_HEARTS = sum(1 << (26 + rank) for rank in range(9, 13))  # jack to ace
+#: Fewer low spades than this and the queen, king and ace of spades are unsafe (as hearts_pass).
+GUARDS_NEEDED = 4
+TWO_OF_CLUBS = 1
+
+
+def _highest_first(mask: int) -> list[int]:
+    """The cards of ``mask``, highest rank first (then the higher suit)."""
+    return sorted(_cards(mask), key=lambda card: (-(card % 13), -card))
+
+
+def _cards(mask: int) -> list[int]:
+    cards = []
+    while mask:
+        low = mask & -mask
+        cards.append(low.bit_length() - 1)
+        mask ^= low
+    return cards
+
+
+def quick_pass(hand: int) -> int:
+    """The three cards a simulated seat passes: the hard level's plan (hearts_pass) on bits."""
+    short = (hand & LOW_SPADES).bit_count() < GUARDS_NEEDED
+    plan: list[int] = []
+    if short and hand & QUEEN:
+        plan.append(QUEEN_INDEX)
+    room = 3 - len(plan)
+    voids = [(hand & SUIT_MASKS[suit], suit) for suit in (0, 1)]
+    voids = [(held, suit) for held, suit in voids if 0 < held.bit_count() <= room]
+    if voids:  # the shortest side suit; of two as short, the one with the higher top card
+        shortest, _ = min(
+            voids, key=lambda pair: (pair[0].bit_count(), 13 * pair[1] - _high(pair[0]))
+        )
+        plan += _highest_first(shortest)
+    if short:
+        plan += _highest_first(hand & SPADE_HONOURS)
+    plan += _highest_first(hand & HIGH_HEARTS)
+    plan += _highest_first(hand)
+    given = 0
+    for card in plan:
+        given |= 1 << card
+        if given.bit_count() == 3:
+            break
+    return given
+
+
+def best_pass(
+    hand: int,
+    candidates: list[int],
+    offset: int,
+    rng: random.Random,
+    budget: int,
+) -> list[int]:
+    """The three of ``candidates`` to pass that leave this seat (seat 0) the fewest points.
+
+    Each sample deals the other 39 cards to seats 1-3 at random; they pass as
+    the hard level would (``quick_pass``), this seat passes each candidate set
+    to seat ``offset`` in turn and receives from the seat passing to it, and
+    the hand is played out from the two of clubs (the same deal for every set).
+    ``budget`` is the number of simulated card plays to spend.
+    """
+    sets = [list(chosen) for chosen in combinations(candidates, 3)]
+    masks = [bits_of(chosen) for chosen in sets]
+    unseen = [card for card in range(52) if not hand >> card & 1]
+    samples = max(8, budget // (52 * len(sets)))
+    totals = [0] * len(sets)
+    for _ in range(samples):
+        rng.shuffle(unseen)
+        dealt = [hand, bits_of(unseen[0:13]), bits_of(unseen[13:26]), bits_of(unseen[26:39])]
+        given = [0] + [quick_pass(dealt[seat]) for seat in range(1, SEATS)]
+        for index, mine in enumerate(masks):
+            given[0] = mine
+            hands = [dealt[seat] & ~given[seat] for seat in range(SEATS)]
+            for seat in range(SEATS):
+                hands[(seat + offset) % SEATS] |= given[seat]
+            leader = next(seat for seat in range(SEATS) if hands[seat] & TWO_OF_CLUBS)
+            result = play_out(hands, leader, [], [0] * SEATS, False, False, True)
+            totals[index] += result[0]
+    best = min(range(len(sets)), key=lambda index: (totals[index], index))
+    return sets[best]
+
+
+def bits_of(cards: Sequence[int]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
