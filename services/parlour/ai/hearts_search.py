@@ -258,16 +258,8 @@ TWO_OF_CLUBS = 1
 
 def _highest_first(mask: int) -> list[int]:
     """The cards of ``mask``, highest rank first (then the higher suit)."""
-    return sorted(_cards(mask), key=lambda card: (-(card % 13), -card))
-
-
-def _cards(mask: int) -> list[int]:
-    cards = []
-    while mask:
-        low = mask & -mask
-        cards.append(low.bit_length() - 1)
-        mask ^= low
-    return cards
+    held = [card for card in range(52) if mask >> card & 1]
+    return sorted(held, key=lambda card: (-(card % 13), -card))
 
 
 def quick_pass(hand: int) -> int:
