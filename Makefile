@@ -21,9 +21,13 @@ $(STAMP): pyproject.toml setup.py $(COMPILED) | $(BIN)/python
 
 install: $(STAMP)
 
-## make test: lint, format check, types, import boundaries, contract lint, whole test suite
+## make test: lint, format check, types, import boundaries, contract lint, whole test suite:
+## one pytest worker per core (a file's tests in one worker), then the terminal and browser
+## tests on their own (they time what a person sees, so nothing else loads the machine then)
+UI_TESTS := tests/tui tests/web
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile $(UI_TESTS:%=--ignore=%)
+	$(BIN)/python -m pytest -q $(UI_TESTS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -9,6 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
@@ -124,6 +125,14 @@ class LobbyScreen(Screen[None]):
         except ParlourError as error:
             self.say(f"The server at {self.server} does not answer: {error.message}", "red")
             return
+        except NoMatches:  # the app closed while the server was answering
+            return
+        try:
+            self._show_tables()
+        except NoMatches:  # the app closed while the server was answering
+            return
+
+    def _show_tables(self) -> None:
         tables = self.query_one("#tables", DataTable)
         tables.clear()
         for table in self.open_tables:
