@@ -122,13 +122,9 @@ class LobbyScreen(Screen[None]):
                 if self.games:
                     games.highlighted = 0
             self.open_tables = await client.list_tables(status="open")
+            self._show_tables()
         except ParlourError as error:
             self.say(f"The server at {self.server} does not answer: {error.message}", "red")
-            return
-        except NoMatches:  # the app closed while the server was answering
-            return
-        try:
-            self._show_tables()
         except NoMatches:  # the app closed while the server was answering
             return
 

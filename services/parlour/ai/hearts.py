@@ -54,7 +54,6 @@ QUEEN_OF_SPADES = Card.parse("QS")
 SPADE_HONOURS = (Card.parse("AS"), Card.parse("KS"))
 #: One opponent holding every point taken so far, and at least this many: a moon attempt.
 MOON_ALERT = 16
-SEATS = 4
 
 
 def points(cards: Sequence[Card]) -> int:
@@ -172,7 +171,7 @@ def _weigh_pass(hand: int, offset: int, budget: int) -> tuple[int, ...]:
     """
     cards = [card for card in PACK if hand >> card.index & 1]
     candidates = [card.index for card in plan_hard(cards)[:PASS_CANDIDATES]]
-    rng = random.Random(hand * SEATS + offset)
+    rng = random.Random(hand * search.SEATS + offset)
     return tuple(search.best_pass(hand, candidates, offset, rng, budget))
 
 

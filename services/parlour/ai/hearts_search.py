@@ -311,12 +311,16 @@ def best_pass(
     for _ in range(samples):
         rng.shuffle(unseen)
         dealt = [hand, bits_of(unseen[0:13]), bits_of(unseen[13:26]), bits_of(unseen[26:39])]
-        given = [0] + [quick_pass(dealt[seat]) for seat in range(1, SEATS)]
+        # the other seats' passes do not depend on this seat's: made once per sample
+        passed = [0, 0, 0, 0]
+        for seat in range(1, SEATS):
+            given = quick_pass(dealt[seat])
+            passed[seat] |= dealt[seat] & ~given
+            passed[(seat + offset) % SEATS] |= given
         for index, mine in enumerate(masks):
-            given[0] = mine
-            hands = [dealt[seat] & ~given[seat] for seat in range(SEATS)]
-            for seat in range(SEATS):
-                hands[(seat + offset) % SEATS] |= given[seat]
+            hands = passed.copy()
+            hands[0] |= hand & ~mine
+            hands[offset] |= mine
             leader = next(seat for seat in range(SEATS) if hands[seat] & TWO_OF_CLUBS)
             result = play_out(hands, leader, [], [0] * SEATS, False, False, True)
             totals[index] += result[0]
