@@ -36,7 +36,7 @@ async def test_an_eight_names_the_suit_in_force_and_the_table_says_it_in_words(
         named = ""
         async with others_playing(others, no_eights) as players:
             for _ in range(400):
-                await wait_until(pilot, lambda: my_turn(table), what="my turn")
+                await wait_until(pilot, lambda: my_turn(table), timeout=60, what="my turn")
                 view = table.view
                 assert view is not None
                 eights = [e for e in view.legal_actions if e.action.suit and e.action.card]
@@ -78,7 +78,7 @@ async def test_a_refused_card_shows_the_servers_message(
         await pilot.press("enter")
         async with others_playing(others, no_eights):
             while True:
-                await wait_until(pilot, lambda: my_turn(table), what="my turn")
+                await wait_until(pilot, lambda: my_turn(table), timeout=60, what="my turn")
                 view = table.view
                 assert view is not None
                 playable = playable_cards(view.legal_actions)
