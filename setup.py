@@ -1,10 +1,10 @@
-"""Build hook: the Hearts engine compiled with mypyc, when the build can.
+"""Build hook: the Hearts engine and the expert play-outs compiled with mypyc.
 
 Everything else about the package is in pyproject.toml. The compiled modules
 stay plain, typed Python and behave the same, only faster: the Hearts engine
-(the inner loop of random playouts and of ``bench/engine.py``) and the Hearts
-search's play-outs (more deals per decision in the same time). The build falls
-back to pure Python when mypyc is not installed in the build environment (for
+(the inner loop of random playouts and of ``bench/engine.py``) and the expert
+opponents' play-outs for Hearts, Wizard and Crazy 8s (more deals per decision
+in the same time). The build falls back to pure Python when mypyc is not installed in the build environment (for
 instance a build without isolation, as in deploy/Dockerfile), when there is no
 C compiler, or when ``PARLOUR_PURE_PYTHON=1`` is set.
 """
@@ -18,7 +18,12 @@ from setuptools import setup
 
 #: Each compiled on its own (``separate``), so every module's runtime library sits
 #: beside it in its package, where an editable install finds it.
-COMPILED = ["services/parlour/engine/hearts.py", "services/parlour/ai/hearts_search.py"]
+COMPILED = [
+    "services/parlour/engine/hearts.py",
+    "services/parlour/ai/hearts_search.py",
+    "services/parlour/ai/wizard_search.py",
+    "services/parlour/ai/crazy8s_search.py",
+]
 
 
 def extensions() -> list[Any]:

@@ -15,7 +15,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-COMPILED = ("parlour.engine.hearts", "parlour.ai.hearts_search")
+COMPILED = (
+    "parlour.engine.hearts",
+    "parlour.ai.hearts_search",
+    "parlour.ai.wizard_search",
+    "parlour.ai.crazy8s_search",
+)
 
 
 @pytest.mark.parametrize("name", COMPILED)

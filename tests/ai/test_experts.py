@@ -12,9 +12,11 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 from parlour import selfplay, versus
 from parlour.ai import LEVELS, hearts, hearts_search, strategy_for
-from parlour.ai.crazy8s_expert import discard_pile
+from parlour.ai.crazy8s_expert import discard_pile, hand_groups
 from parlour.ai.hearts_pass import plan_hard
 from parlour.ai.kaiser_expert import contract, score
 from parlour.ai.wizard_search import beats
@@ -120,6 +122,57 @@ def test_the_crazy8s_expert_reads_the_discard_pile_off_the_public_history() -> N
             p.hand_size for p in view.players if p.seat != seat
         )
         state.apply(seat, rng.choice(state.legal_actions(seat)))
+
+
+def _fits(cards: list[int], groups: list[tuple[int, int]]) -> bool:
+    """Can ``cards`` be split into the groups, each taking its count from outside its bitset?"""
+    slots = [n for n, (count, _) in enumerate(groups) for _ in range(count)]
+    if len(slots) != len(cards):
+        return False
+    taken: dict[int, int] = {}  # slot -> card (a bipartite matching, by augmenting paths)
+
+    def place(card: int, seen: set[int]) -> bool:
+        for slot, group in enumerate(slots):
+            if slot in seen or groups[group][1] >> card & 1:
+                continue
+            seen.add(slot)
+            if slot not in taken or place(taken[slot], seen):
+                taken[slot] = card
+                return True
+        return False
+
+    return all(place(card, set()) for card in cards)
+
+
+@pytest.mark.parametrize("draw_until_playable", [True, False])
+def test_the_crazy8s_expert_deals_hands_the_history_allows(draw_until_playable: bool) -> None:
+    """Every other seat's real hand fits what the expert reads off the public history
+    (a draw or pass shows the cards held then did not play), and the reading does
+    narrow the deals once seats have drawn."""
+    rng = random.Random(9)
+    narrowed = 0
+    for game in range(30):
+        seats = 2 + game % 3
+        state = new_game("crazy8s", seats, {"draw_until_playable": draw_until_playable})
+        normal = strategy_for("crazy8s", "normal")
+        for _ in range(400):
+            if state.is_over:
+                break
+            if (cards := state.chance()) is not None:
+                state.deal(shuffled(cards, rng))
+                continue
+            seat = state.to_act()[0]
+            view = state.view(seat)
+            groups = hand_groups(view)
+            for other in range(seats):
+                if other == seat:
+                    assert groups[other] == []
+                    continue
+                real = [c.index for c in state.view(other).hand]
+                assert _fits(real, groups[other]), (view.history, other, real, groups[other])
+                narrowed += any(forbidden for _, forbidden in groups[other])
+            state.apply(seat, normal.decide(view, state.legal_actions(seat), rng))
+    assert narrowed > 100
 
 
 def test_kaiser_contract_and_score_follow_the_rules() -> None:

@@ -29,6 +29,9 @@ NO_SUIT = -2  # a wizard reached the front of the trick: nothing to follow
 SOLID = 12
 
 Estimate = Callable[[int], int]
+#: The most deals a card play, or a bid, is weighed over (past this the budget is not spent).
+MOST_PLAY_DEALS = 400
+MOST_BID_DEALS = 300
 
 
 def strength(card: int, trump: int) -> int:
@@ -62,43 +65,71 @@ def legal_mask(hand: int, led: int) -> int:
     return hand
 
 
-def _cards(mask: int) -> list[int]:
-    found = []
+def _strongest(mask: int, trump: int) -> int:
+    """The first card (lowest index) of the greatest strength in ``mask``."""
+    found, most = -1, -1
     while mask:
         low = mask & -mask
-        found.append(low.bit_length() - 1)
+        card = low.bit_length() - 1
+        worth = strength(card, trump)
+        if worth > most:
+            found, most = card, worth
         mask ^= low
+    return found
+
+
+def _weakest(mask: int, trump: int) -> int:
+    """The first card (lowest index) of the least strength in ``mask``."""
+    found, least = -1, 99
+    while mask:
+        low = mask & -mask
+        card = low.bit_length() - 1
+        worth = strength(card, trump)
+        if worth < least:
+            found, least = card, worth
+        mask ^= low
+    return found
+
+
+def _beating(mask: int, best: int, trump: int, solid: bool) -> int:
+    """The cards of ``mask`` that would take the lead (of strength ``SOLID`` up if ``solid``)."""
+    found = 0
+    rest = mask
+    while rest:
+        low = rest & -rest
+        card = low.bit_length() - 1
+        if beats(card, best, trump) and (not solid or strength(card, trump) >= SOLID):
+            found |= low
+        rest ^= low
     return found
 
 
 def policy(legal: int, wanted: int, best: int, last: bool, trump: int) -> int:
     """The quick player of the play-outs."""
-    cards = _cards(legal)
-    if len(cards) == 1:
-        return cards[0]
+    if legal & (legal - 1) == 0:
+        return legal.bit_length() - 1
     if wanted > 0:
         if best < 0:
-            return max(cards, key=lambda c: strength(c, trump))
-        winners = [c for c in cards if beats(c, best, trump)]
+            return _strongest(legal, trump)
+        winners = _beating(legal, best, trump, False)
         if winners:
             if not last:
-                solid = [c for c in winners if strength(c, trump) >= SOLID]
+                solid = _beating(winners, best, trump, True)
                 if solid:
-                    return min(solid, key=lambda c: strength(c, trump))
-            return min(winners, key=lambda c: strength(c, trump))
-        plain = [c for c in cards if c < 56] or cards
-        return min(plain, key=lambda c: strength(c, trump))
+                    return _weakest(solid, trump)
+            return _weakest(winners, trump)
+        return _weakest(legal & ~JESTERS or legal, trump)
     if best < 0:
         jesters = legal & JESTERS
         if jesters:
-            return _cards(jesters)[0]
-        return min(cards, key=lambda c: strength(c, trump))
-    losers = [c for c in cards if not beats(c, best, trump)]
+            return (jesters & -jesters).bit_length() - 1
+        return _weakest(legal, trump)
+    losers = legal & ~_beating(legal, best, trump, False)
     if losers:
-        return max(losers, key=lambda c: strength(c, trump))
+        return _strongest(losers, trump)
     if last:
-        return max(cards, key=lambda c: strength(c, trump))
-    return min(cards, key=lambda c: strength(c, trump))
+        return _strongest(legal, trump)
+    return _weakest(legal, trump)
 
 
 def round_score(bid: int, taken: int) -> int:
@@ -200,7 +231,7 @@ def best_play(
     """The candidate card with the best average round score for ``me`` over sampled deals."""
     seats = len(bids)
     plays_each = hand.bit_count() * seats
-    deals = _deals(budget, len(candidates), plays_each, 8, 400)
+    deals = _deals(budget, len(candidates), plays_each, 8, MOST_PLAY_DEALS)
     totals = dict.fromkeys(candidates, 0)
     for _ in range(deals):
         others = deal_unseen(unseen, sizes, voids, rng) or deal_unseen(unseen, sizes, {}, rng)
@@ -235,7 +266,7 @@ def best_bid(
     """
     seats = len(sizes) + 1
     plays_each = hand.bit_count() * seats
-    deals = _deals(budget, len(candidates), plays_each, 8, 300)
+    deals = _deals(budget, len(candidates), plays_each, 8, MOST_BID_DEALS)
     totals = dict.fromkeys(candidates, 0)
     for _ in range(deals):
         others = deal_unseen(unseen, sizes, {}, rng)
