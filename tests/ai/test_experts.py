@@ -19,12 +19,15 @@ from parlour.ai import LEVELS, hearts, hearts_search, strategy_for
 from parlour.ai.crazy8s_expert import discard_pile, hand_groups
 from parlour.ai.hearts_pass import plan_hard
 from parlour.ai.kaiser_expert import contract, score
-from parlour.ai.wizard_search import beats
+from parlour.ai.wizard import expected_tricks
+from parlour.ai.wizard_expert import bits, worth_table
+from parlour.ai.wizard_search import beats, hand_worth, likelihood
 from parlour.engine.cards import Card, Suit, standard_deck
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import new_game
 from parlour.engine.view import Play
 from parlour.engine.wizard import trick_winner
+from tests.ai.positions import view
 
 HEARTS_PACK = standard_deck()
 
@@ -122,6 +125,26 @@ def test_the_crazy8s_expert_reads_the_discard_pile_off_the_public_history() -> N
             p.hand_size for p in view.players if p.seat != seat
         )
         state.apply(seat, rng.choice(state.legal_actions(seat)))
+
+
+def test_the_wizard_expert_reads_a_bid_as_the_normal_opponent_makes_it() -> None:
+    """The search's table of card worths adds up to the normal opponent's estimate, and a
+    sampled deal explains a bid best when the hand is worth about that many tricks."""
+    rng = random.Random(3)
+    pack = [Card.from_index(i) for i in range(60)]
+    for _ in range(200):
+        seats = rng.randint(3, 6)
+        hand = rng.sample(pack, rng.randint(1, 60 // seats))
+        trump = rng.choice([None, *Suit])
+        position = view("wizard", seats=seats, hand=" ".join(map(str, hand)), trump=trump)
+        worth = hand_worth(bits(hand), worth_table(trump, seats, len(hand)))
+        assert abs(worth - expected_tricks(tuple(hand), position)) < 1e-9
+        strong, weak = bits(pack[52:56]), bits(pack[56:60])  # four wizards, four jesters
+        table = worth_table(trump, seats, 4)
+        for bid in (3, 4):
+            assert likelihood([strong], [0], [bid], table) > likelihood([weak], [0], [bid], table)
+        assert likelihood([weak], [0], [0], table) > likelihood([strong], [0], [0], table)
+        assert likelihood([weak], [0], [-1], table) == 1.0  # no bid: nothing to explain
 
 
 def _fits(cards: list[int], groups: list[tuple[int, int]]) -> bool:

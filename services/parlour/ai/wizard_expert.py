@@ -6,16 +6,21 @@ unseen cards, the seats still to bid bidding as the normal opponent would on
 their sampled hands, and keeps the bid that scores best on average. In play
 it weighs every legal card the same way, over deals that respect the voids
 the other seats have shown, with everyone's bids and tricks as they stand.
-After a turned wizard, as dealer, it names trump as the normal opponent does.
+In both, a sampled deal counts by how well it explains the bids already made
+(a seat that bid high holds a hand worth that many tricks, more likely than
+not). After a turned wizard, as dealer, it names trump as the normal opponent
+does.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 import random
 from collections.abc import Sequence
 
 from parlour.ai import wizard_search as search
-from parlour.ai.common import cards_played, current_plays, of_kind, suit_counts, voids_shown
+from parlour.ai.common import current_plays, of_kind, tricks_seen, voids_shown
 from parlour.ai.wizard import PACK, card_worth, choose_trump, expected_tricks
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.cards import Card, Suit
@@ -34,17 +39,18 @@ def bits(cards: Sequence[Card]) -> int:
     return mask
 
 
-def estimator(trump: Suit | None, seats: int) -> search.Estimate:
-    """How the normal opponent would bid a hand (as a bitset): its expected tricks, rounded."""
-
-    def estimate(mask: int) -> int:
-        hand = [Card.from_index(i) for i in range(60) if mask >> i & 1]
-        dealt = len(hand) * seats / len(PACK)
-        lengths = suit_counts(hand)
-        worth = sum(card_worth(c, trump, seats, dealt, lengths, len(hand)) for c in hand)
-        return round(worth)
-
-    return estimate
+@functools.lru_cache(maxsize=128)
+def worth_table(trump: Suit | None, seats: int, in_hand: int) -> tuple[tuple[float, ...], ...]:
+    """The normal opponent's worth of each card (by index) in a hand of ``in_hand`` cards,
+    by how many of its suit the hand holds: what ``search.hand_worth`` adds up."""
+    dealt = in_hand * seats / len(PACK)
+    return tuple(
+        tuple(
+            card_worth(card, trump, seats, dealt, {card.suit: n}, in_hand)
+            for n in range(in_hand + 1)
+        )
+        for card in (Card.from_index(i) for i in range(60))
+    )
 
 
 def decide_expert(
@@ -54,15 +60,18 @@ def decide_expert(
         return choose_trump(view, legal)
     assert view.seat is not None
     me, seats = view.seat, view.seats
-    played = cards_played(view)
-    unseen = [
-        c.index
-        for c in PACK
-        if c not in played and c not in view.hand and c is not view.turned_card
-    ]
+    played = [0] * seats  # each seat's cards played this round
+    for trick in tricks_seen(view):
+        for play in trick.plays:
+            played[play.seat] |= 1 << play.card.index
+    seen = functools.reduce(operator.or_, played, bits(view.hand))
+    if view.turned_card is not None:
+        seen |= 1 << view.turned_card.index
+    unseen = [c.index for c in PACK if not seen >> c.index & 1]
     sizes = {p.seat: p.hand_size for p in view.players if p.seat != me}
     trump = -1 if view.trump is None else view.trump.index
     hand = bits(view.hand)
+    worths = worth_table(view.trump, seats, len(view.hand) + played[me].bit_count())
     bids = of_kind(legal, ActionKind.BID)
     if bids:
         guess = expected_tricks(view.hand, view)
@@ -78,7 +87,7 @@ def decide_expert(
             trump,
             unseen,
             sizes,
-            estimator(view.trump, seats),
+            worths,
             rng,
             budget,
         )
@@ -96,6 +105,8 @@ def decide_expert(
         unseen,
         sizes,
         voids,
+        played,
+        worths,
         rng,
         budget,
     )

@@ -17,8 +17,9 @@ cards 0-51 (suit-major, 13 a suit, higher index = higher rank), wizards
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 SUIT_MASKS = tuple(0x1FFF << (13 * suit) for suit in range(4))
 WIZARDS = 0xF << 52
@@ -28,10 +29,11 @@ NO_SUIT = -2  # a wizard reached the front of the trick: nothing to follow
 #: A side card this high (queen up), a trump or a wizard is worth spending when chasing.
 SOLID = 12
 
-Estimate = Callable[[int], int]
 #: The most deals a card play, or a bid, is weighed over (past this the budget is not spent).
 MOST_PLAY_DEALS = 400
 MOST_BID_DEALS = 300
+#: How far a seat's bid strays from the worth of its hand (tricks, one standard deviation).
+BID_SPREAD = 1.0
 
 
 def strength(card: int, trump: int) -> int:
@@ -181,6 +183,39 @@ def play_out(
     return taken
 
 
+def hand_worth(hand: int, worths: Sequence[Sequence[float]]) -> float:
+    """Expected tricks of a dealt hand: each card's worth by its suit's length in the hand.
+
+    ``worths[card][length]`` is the normal opponent's worth of ``card`` in a hand of
+    this round's size holding ``length`` cards of its suit (see ``wizard.card_worth``).
+    """
+    total = 0.0
+    rest = hand
+    while rest:
+        low = rest & -rest
+        card = low.bit_length() - 1
+        length = (hand & SUIT_MASKS[card // 13]).bit_count() if card < 52 else 0
+        total += worths[card][length]
+        rest ^= low
+    return total
+
+
+def likelihood(
+    hands: list[int], dealt: Sequence[int], bids: Sequence[int], worths: Sequence[Sequence[float]]
+) -> float:
+    """How well a sampled deal explains the bids made: a bell around each hand's worth.
+
+    ``hands[seat] | dealt[seat]`` is the hand a seat bid on (``dealt``: the cards
+    it has played since); a bid of -1 (none yet, or the viewer's own) counts for nothing.
+    """
+    exponent = 0.0
+    for seat in range(len(bids)):
+        if bids[seat] >= 0:
+            miss = hand_worth(hands[seat] | dealt[seat], worths) - bids[seat]
+            exponent += miss * miss
+    return math.exp(-exponent / (2 * BID_SPREAD * BID_SPREAD))
+
+
 def deal_unseen(
     unseen: list[int], sizes: dict[int, int], voids: dict[int, set[int]], rng: random.Random
 ) -> dict[int, int] | None:
@@ -225,24 +260,33 @@ def best_play(
     unseen: list[int],
     sizes: dict[int, int],
     voids: dict[int, set[int]],
+    played: list[int],
+    worths: Sequence[Sequence[float]],
     rng: random.Random,
     budget: int,
 ) -> int:
-    """The candidate card with the best average round score for ``me`` over sampled deals."""
+    """The candidate card with the best average round score for ``me`` over sampled deals.
+
+    Each deal counts by how well it explains the other seats' bids (``likelihood``;
+    ``played[seat]`` holds the cards each seat has played this round).
+    """
     seats = len(bids)
     plays_each = hand.bit_count() * seats
     deals = _deals(budget, len(candidates), plays_each, 8, MOST_PLAY_DEALS)
-    totals = dict.fromkeys(candidates, 0)
+    others_bids = [-1 if seat == me else bids[seat] for seat in range(seats)]
+    totals = dict.fromkeys(candidates, 0.0)
     for _ in range(deals):
         others = deal_unseen(unseen, sizes, voids, rng) or deal_unseen(unseen, sizes, {}, rng)
         if others is None:
             continue
+        sampled = [others.get(s, 0) for s in range(seats)]
+        weight = likelihood(sampled, played, others_bids, worths)
         for card in candidates:
-            hands = [others.get(s, 0) for s in range(seats)]
+            hands = sampled[:]
             hands[me] = hand & ~(1 << card)
             plays = [*trick, (me, card)]
             result = play_out(hands, trump, bids, list(taken), (me + 1) % seats, plays)
-            totals[card] += round_score(bids[me], result[me])
+            totals[card] += weight * round_score(bids[me], result[me])
     return max(candidates, key=lambda c: (totals[c], -c))
 
 
@@ -255,32 +299,38 @@ def best_bid(
     trump: int,
     unseen: list[int],
     sizes: dict[int, int],
-    estimate: Callable[[int], int],
+    worths: Sequence[Sequence[float]],
     rng: random.Random,
     budget: int,
 ) -> int:
     """The bid with the best average round score for ``me`` over sampled deals.
 
-    The seats still to bid after ``me`` are given the bid ``estimate`` makes
-    of their sampled hand; every seat then plays the round out to its bid.
+    Each deal counts by how well it explains the bids already made; the seats
+    still to bid after ``me`` bid the worth of their sampled hand, rounded (as
+    the normal opponent does). Every seat then plays the round out to its bid.
     """
     seats = len(sizes) + 1
     plays_each = hand.bit_count() * seats
     deals = _deals(budget, len(candidates), plays_each, 8, MOST_BID_DEALS)
-    totals = dict.fromkeys(candidates, 0)
+    made = [known_bids.get(seat, -1) for seat in range(seats)]
+    nothing_played = [0] * seats
+    totals = dict.fromkeys(candidates, 0.0)
     for _ in range(deals):
         others = deal_unseen(unseen, sizes, {}, rng)
         if others is None:
             continue
+        sampled = [others.get(s, 0) for s in range(seats)]
+        weight = likelihood(sampled, nothing_played, made, worths)
         bids = [0] * seats
         for seat in range(seats):
-            if seat == me:
-                continue
-            bids[seat] = known_bids[seat] if seat in known_bids else estimate(others[seat])
+            if seat != me:
+                bids[seat] = (
+                    made[seat] if made[seat] >= 0 else round(hand_worth(sampled[seat], worths))
+                )
         for bid in candidates:
             bids[me] = bid
-            hands = [others.get(s, 0) for s in range(seats)]
+            hands = sampled[:]
             hands[me] = hand
             result = play_out(hands, trump, bids, [0] * seats, leader, [])
-            totals[bid] += round_score(bid, result[me])
+            totals[bid] += weight * round_score(bid, result[me])
     return max(candidates, key=lambda b: (totals[b], -b))
