@@ -17,6 +17,7 @@ import pytest
 from parlour import selfplay, versus
 from parlour.ai import LEVELS, hearts, hearts_search, strategy_for
 from parlour.ai.crazy8s_expert import discard_pile, hand_groups
+from parlour.ai.crazy8s_search import utility
 from parlour.ai.hearts_pass import plan_hard
 from parlour.ai.kaiser_expert import contract, score
 from parlour.ai.wizard import expected_tricks
@@ -145,6 +146,18 @@ def test_the_wizard_expert_reads_a_bid_as_the_normal_opponent_makes_it() -> None
             assert likelihood([strong], [0], [bid], table) > likelihood([weak], [0], [bid], table)
         assert likelihood([weak], [0], [0], table) > likelihood([strong], [0], [0], table)
         assert likelihood([weak], [0], [-1], table) == 1.0  # no bid: nothing to explain
+
+
+def test_the_crazy8s_expert_plays_for_the_game_in_its_last_round_and_for_points_before() -> None:
+    """Lowest total after the last round wins: then only winning counts (points break
+    near-ties); in an earlier round every point left with the others counts."""
+    # seat 0 trails by 20 (30 v 10): what it and seat 1 hold when the round ends
+    assert utility([0, 25], [30, 10], 0, last_round=True) == pytest.approx(100 + 0.25)  # won
+    assert utility([0, 19], [30, 10], 0, last_round=True) == pytest.approx(0.19)  # 30 v 29: lost
+    assert utility([0, 20], [30, 10], 0, last_round=True) == pytest.approx(50 + 0.2)  # shared
+    assert utility([5, 60], [30, 10], 0, True) > 100 > utility([5, 14], [30, 10], 0, True)
+    assert utility([0, 19], [30, 10], 0, last_round=False) == 19  # points, round 1 of 3
+    assert utility([3, 0, 9], [0, 0, 0], 0, last_round=False) == pytest.approx(4.5 - 3)
 
 
 def _fits(cards: list[int], groups: list[tuple[int, int]]) -> bool:

@@ -25,7 +25,7 @@ from parlour.engine.cards import Card, Suit
 from parlour.engine.view import View
 
 #: The default thinking budget: simulated moves per decision.
-EXPERT_BUDGET = 30_000
+EXPERT_BUDGET = 100_000
 
 
 def discard_pile(view: View) -> list[int]:
