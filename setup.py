@@ -4,9 +4,10 @@ Everything else about the package is in pyproject.toml. The compiled modules
 stay plain, typed Python and behave the same, only faster: the Hearts engine
 (the inner loop of random playouts and of ``bench/engine.py``) and the expert
 opponents' play-outs for Hearts, Wizard and Crazy 8s (more deals per decision
-in the same time). The build falls back to pure Python when mypyc is not installed in the build environment (for
-instance a build without isolation, as in deploy/Dockerfile), when there is no
-C compiler, or when ``PARLOUR_PURE_PYTHON=1`` is set.
+in the same time). The build falls back to pure Python when mypyc is not
+installed in the build environment (for instance a build without isolation, as
+in deploy/Dockerfile), when there is no C compiler, or when
+``PARLOUR_PURE_PYTHON=1`` is set.
 """
 
 from __future__ import annotations
