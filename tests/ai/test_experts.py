@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -26,9 +26,9 @@ from parlour.ai.wizard_search import beats, hand_worth, likelihood
 from parlour.engine.cards import Card, Suit, standard_deck
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import new_game
-from parlour.engine.view import Play
+from parlour.engine.view import Play, View
 from parlour.engine.wizard import trick_winner
-from tests.ai.positions import view
+from tests.ai.positions import view as position_view
 
 HEARTS_PACK = standard_deck()
 
@@ -104,20 +104,31 @@ def test_the_wizard_simulator_takes_tricks_as_the_engine_does() -> None:
         assert winner == engine, (cards, trump)
 
 
-def test_the_crazy8s_expert_reads_the_discard_pile_off_the_public_history() -> None:
-    import random
-
-    rng = random.Random(4)
-    state = new_game("crazy8s", 2, {})
-    state.deal(shuffled(state.chance() or (), rng))
-    for _ in range(200):
+def _crazy8s_turns(
+    state: Any, rng: random.Random, choose: Callable[..., Any], most: int = 400
+) -> Iterator[tuple[int, View]]:
+    """Each turn of a Crazy 8s game dealt from ``rng``: the seat and its view, then the
+    move ``choose(view, legal, rng)`` picks is played."""
+    for _ in range(most):
         if state.is_over:
-            break
+            return
         if (cards := state.chance()) is not None:
             state.deal(shuffled(cards, rng))
             continue
         seat = state.to_act()[0]
         view = state.view(seat)
+        yield seat, view
+        state.apply(seat, choose(view, state.legal_actions(seat), rng))
+
+
+def _any_legal(view: View, legal: Sequence[Any], rng: random.Random) -> Any:
+    del view
+    return rng.choice(legal)
+
+
+def test_the_crazy8s_expert_reads_the_discard_pile_off_the_public_history() -> None:
+    state = new_game("crazy8s", 2, {})
+    for seat, view in _crazy8s_turns(state, random.Random(4), _any_legal, most=200):
         pile = discard_pile(view)
         assert pile[-1] == view.top_card.index if view.top_card else True
         seen = {c.index for c in view.hand} | set(pile)
@@ -125,7 +136,6 @@ def test_the_crazy8s_expert_reads_the_discard_pile_off_the_public_history() -> N
         assert 52 - len(seen) == (view.stock_count or 0) + sum(
             p.hand_size for p in view.players if p.seat != seat
         )
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
 
 
 def test_the_wizard_expert_reads_a_bid_as_the_normal_opponent_makes_it() -> None:
@@ -137,7 +147,7 @@ def test_the_wizard_expert_reads_a_bid_as_the_normal_opponent_makes_it() -> None
         seats = rng.randint(3, 6)
         hand = rng.sample(pack, rng.randint(1, 60 // seats))
         trump = rng.choice([None, *Suit])
-        position = view("wizard", seats=seats, hand=" ".join(map(str, hand)), trump=trump)
+        position = position_view("wizard", seats=seats, hand=" ".join(map(str, hand)), trump=trump)
         worth = hand_worth(bits(hand), worth_table(trump, seats, len(hand)))
         assert abs(worth - expected_tricks(tuple(hand), position)) < 1e-9
         strong, weak = bits(pack[52:56]), bits(pack[56:60])  # four wizards, four jesters
@@ -187,18 +197,11 @@ def test_the_crazy8s_expert_deals_hands_the_history_allows(draw_until_playable: 
     narrow the deals once seats have drawn."""
     rng = random.Random(9)
     narrowed = 0
+    normal = strategy_for("crazy8s", "normal")
     for game in range(30):
         seats = 2 + game % 3
         state = new_game("crazy8s", seats, {"draw_until_playable": draw_until_playable})
-        normal = strategy_for("crazy8s", "normal")
-        for _ in range(400):
-            if state.is_over:
-                break
-            if (cards := state.chance()) is not None:
-                state.deal(shuffled(cards, rng))
-                continue
-            seat = state.to_act()[0]
-            view = state.view(seat)
+        for seat, view in _crazy8s_turns(state, rng, normal.choose):
             groups = hand_groups(view)
             for other in range(seats):
                 if other == seat:
@@ -207,7 +210,6 @@ def test_the_crazy8s_expert_deals_hands_the_history_allows(draw_until_playable: 
                 real = [c.index for c in state.view(other).hand]
                 assert _fits(real, groups[other]), (view.history, other, real, groups[other])
                 narrowed += any(forbidden for _, forbidden in groups[other])
-            state.apply(seat, normal.decide(view, state.legal_actions(seat), rng))
     assert narrowed > 100
 
 
