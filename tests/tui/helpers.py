@@ -9,6 +9,7 @@ from parlour.client import ParlourClient, Seat
 from parlour.tui.app import ParlourApp
 from parlour.tui.lobby import LobbyScreen
 from parlour.tui.setup import SetupScreen
+from parlour.tui.summary import HandSummaryScreen
 from parlour.tui.table import TableScreen
 from tests.tui.conftest import wait_until
 
@@ -68,6 +69,22 @@ def my_turn(table: TableScreen) -> bool:
         and view.seat in view.to_act
         and not table.sending
     )
+
+
+async def next_turn(pilot: Pilot[None], table: TableScreen, timeout: float = 60) -> None:
+    """Wait for this seat's turn, closing each hand's summary (Enter) on the way: a hand
+    that ends while the seat waits shows its summary before the next deal's turns."""
+    app = table.app
+
+    def summing_up() -> bool:
+        return isinstance(app.screen, HandSummaryScreen)
+
+    while True:
+        await wait_until(pilot, lambda: my_turn(table) or summing_up(), timeout, "my turn")
+        if not summing_up():
+            return
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not summing_up(), what="the summary to close")
 
 
 async def press_and_wait(pilot: Pilot[None], table: TableScreen, key: str) -> None:

@@ -12,7 +12,7 @@ from parlour.tui.moves import playable_cards
 from parlour.v1 import common_pb2
 from parlour.words import say
 from tests.tui.conftest import Service, shoot, wait_until
-from tests.tui.helpers import fill_seats, host_through_the_lobby, my_turn, press_and_wait
+from tests.tui.helpers import fill_seats, host_through_the_lobby, next_turn, press_and_wait
 from tests.tui.players import others_playing
 
 OTHER_SUIT = {"C": "h", "D": "s", "H": "c", "S": "d"}
@@ -36,7 +36,7 @@ async def test_an_eight_names_the_suit_in_force_and_the_table_says_it_in_words(
         named = ""
         async with others_playing(others, no_eights) as players:
             for _ in range(400):
-                await wait_until(pilot, lambda: my_turn(table), timeout=60, what="my turn")
+                await next_turn(pilot, table)
                 view = table.view
                 assert view is not None
                 eights = [e for e in view.legal_actions if e.action.suit and e.action.card]
@@ -78,7 +78,7 @@ async def test_a_refused_card_shows_the_servers_message(
         await pilot.press("enter")
         async with others_playing(others, no_eights):
             while True:
-                await wait_until(pilot, lambda: my_turn(table), timeout=60, what="my turn")
+                await next_turn(pilot, table)
                 view = table.view
                 assert view is not None
                 playable = playable_cards(view.legal_actions)
