@@ -60,17 +60,17 @@ def decide_expert(
         return choose_trump(view, legal)
     assert view.seat is not None
     me, seats = view.seat, view.seats
+    hand = bits(view.hand)
     played = [0] * seats  # each seat's cards played this round
     for trick in tricks_seen(view):
         for play in trick.plays:
             played[play.seat] |= 1 << play.card.index
-    seen = functools.reduce(operator.or_, played, bits(view.hand))
+    seen = functools.reduce(operator.or_, played, hand)
     if view.turned_card is not None:
         seen |= 1 << view.turned_card.index
     unseen = [c.index for c in PACK if not seen >> c.index & 1]
     sizes = {p.seat: p.hand_size for p in view.players if p.seat != me}
     trump = -1 if view.trump is None else view.trump.index
-    hand = bits(view.hand)
     worths = worth_table(view.trump, seats, len(view.hand) + played[me].bit_count())
     bids = of_kind(legal, ActionKind.BID)
     if bids:
