@@ -173,3 +173,48 @@ async def test_open_watch_streams_are_counted_while_open(sqlite_url: str, metric
                 break
             await asyncio.sleep(0.05)
         assert value(scrape(metrics_url), "parlour_watch_streams") == before
+
+
+async def test_a_request_refused_by_the_limits_is_logged_and_counted(
+    sqlite_url: str, metrics_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Hostile input is what an operator most wants to see: a request the limits refuse
+    # before any servicer runs, and bytes that are not the request at all, each get
+    # their log line and their count under the code the caller was answered with.
+    from parlour.v1 import play_pb2
+
+    caplog.set_level(logging.INFO, logger="parlour.rpc")
+    async with running_service(sqlite_url) as service:
+        before = await asyncio.to_thread(scrape, metrics_url)
+        async with grpc.aio.insecure_channel(service.address) as channel:
+            act = channel.unary_unary(
+                "/parlour.v1.PlayService/Act",
+                request_serializer=play_pb2.ActRequest.SerializeToString,
+                response_deserializer=play_pb2.ActResponse.FromString,
+            )
+            raw: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+                "/parlour.v1.PlayService/Act"
+            )
+            with pytest.raises(grpc.aio.AioRpcError) as too_long:
+                await act(play_pb2.ActRequest(table_id="t", request_id="r" * 101))
+            with pytest.raises(grpc.aio.AioRpcError) as garbage:
+                await raw(b"\xff\xff\xff")
+        after = await asyncio.to_thread(scrape, metrics_url)
+
+    assert too_long.value.code() == garbage.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "request_id" in (too_long.value.details() or "")
+    counted = value(
+        after, "parlour_rpc_requests_total", method="PlayService/Act", code="INVALID_ARGUMENT"
+    )
+    counted -= value(
+        before, "parlour_rpc_requests_total", method="PlayService/Act", code="INVALID_ARGUMENT"
+    )
+    assert counted == 2
+    logged = [
+        r
+        for r in caplog.records
+        if getattr(r, "rpc", "") == "PlayService/Act"
+        and getattr(r, "code", "") == "INVALID_ARGUMENT"
+    ]
+    assert len(logged) == 2
+    assert getattr(logged[0], "table_id", None) == "t"

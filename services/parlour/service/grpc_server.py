@@ -533,8 +533,10 @@ async def build_server(
     app.bot_act_guard = bot_turns.check_act
     # no SO_REUSEPORT: a second replica started on a busy port fails instead of sharing it
     server = grpc.aio.server(
-        # the limits first: a request past them is refused before anything else reads it
-        interceptors=[limits.LimitsInterceptor(), ObservingInterceptor()],
+        # the observer outermost, so that a request the limits refuse is logged and
+        # counted too; then the limits: past them, a request is refused before any
+        # servicer reads it
+        interceptors=[ObservingInterceptor(), limits.LimitsInterceptor()],
         options=[*limits.SERVER_OPTIONS, ("grpc.so_reuseport", 0)],
     )
     # (register function, servicer, full service name): one line per service
