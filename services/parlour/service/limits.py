@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeAlias
+from typing import Any
 
 import grpc
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from parlour.service.errors import MAX_MESSAGE, BadRequest, shorten
+from parlour.service.wrapping import Handler, WrappingInterceptor
 
 #: The largest request the server reads (the transport refuses bigger ones with
 #: RESOURCE_EXHAUSTED); every request within LIMITS is far smaller.
@@ -94,7 +95,6 @@ METADATA_LIMITS: Mapping[str, int] = {
     "x-parlour-worker-id": WORKER_ID,
 }
 
-Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
@@ -205,37 +205,11 @@ async def _refuse_bad(request: Any, context: grpc.aio.ServicerContext[Any, Any])
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, error.message[:MAX_MESSAGE])
 
 
-class LimitsInterceptor(grpc.aio.ServerInterceptor):
-    """Checks every request of the Parlour contract against LIMITS before its servicer runs.
+class LimitsInterceptor(WrappingInterceptor):
+    """Checks every request of the Parlour contract against LIMITS before its servicer runs."""
 
-    The checking handler is built once per method and reused while the inner
-    handler is the same object (the server's handlers are fixed once it runs).
-    """
-
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[Handler, Handler | None]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler | None:
-        handler = await continuation(handler_call_details)
-        method = handler_call_details.method
-        cached = self._wrapped.get(method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(handler, method)
-        if handler is not None:
-            self._wrapped[method] = (handler, wrapped)
-        return wrapped
-
-    def _wrap(self, handler: Handler | None, method: str) -> Handler | None:
-        if (
-            handler is None
-            or handler.request_deserializer is None
-            or not method.startswith("/parlour.v1.")
-        ):
+    def wrap(self, handler: Handler, method: str) -> Handler:
+        if handler.request_deserializer is None or not method.startswith("/parlour.v1."):
             return handler
         name = method.strip("/").replace("/", ".")
         deserializer = _lenient(handler.request_deserializer, f"request of {name}")

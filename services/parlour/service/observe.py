@@ -16,13 +16,14 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeAlias
+from typing import Any
 
 import grpc
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
 from parlour.service import metrics
+from parlour.service.wrapping import Handler, WrappingInterceptor
 from parlour.v1 import lobby_pb2
 
 log = logging.getLogger("parlour.rpc")
@@ -32,8 +33,6 @@ WATCH = "PlayService/Watch"
 CLAIM = "BotService/ClaimTurn"
 #: how many tables' games a replica remembers, to label refused acts by game
 KNOWN_TABLES = 10_000
-
-Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
 
 
 def request_fields(request: Any) -> dict[str, Any]:
@@ -61,31 +60,14 @@ def _logged_fields(descriptor: Descriptor) -> tuple[tuple[str, bool], ...]:
     )
 
 
-class ObservingInterceptor(grpc.aio.ServerInterceptor):
+class ObservingInterceptor(WrappingInterceptor):
     """Logs and measures every RPC of the server it is given to."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._games: OrderedDict[str, str] = OrderedDict()
-        # method -> (the inner handler, its observed handler): built once per method
-        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler | None:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return handler
-        full = handler_call_details.method  # "/parlour.v1.PlayService/Act"
-        cached = self._wrapped.get(full)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(handler, full)
-        self._wrapped[full] = (handler, wrapped)
-        return wrapped
-
-    def _wrap(self, handler: Handler, full: str) -> Handler:
+    def wrap(self, handler: Handler, full: str) -> Handler:
         method = full.rsplit(".", 1)[-1] if full.startswith("/parlour.") else full.lstrip("/")
         quiet = not full.startswith("/parlour.")
         if handler.unary_unary is not None:
