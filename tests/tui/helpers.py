@@ -87,6 +87,13 @@ async def next_turn(pilot: Pilot[None], table: TableScreen, timeout: float = 60)
         await wait_until(pilot, lambda: not summing_up(), what="the summary to close")
 
 
+async def name_trump_if_asked(pilot: Pilot[None], table: TableScreen) -> None:
+    """A wizard turned up in Wizard's first deal: this seat, the dealer, names trump (spades)
+    before anyone bids. The server shuffles, so this happens on some deals only."""
+    if my_turn(table) and table.view is not None and table.view.phase == "trump":
+        await press_and_wait(pilot, table, "s")
+
+
 async def press_and_wait(pilot: Pilot[None], table: TableScreen, key: str) -> None:
     """Press ``key`` for a move and wait for the server's answer: a newer view or a refusal."""
     before = table.shown_version

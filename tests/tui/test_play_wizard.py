@@ -16,7 +16,13 @@ from parlour.tui.summary import HandSummaryScreen, join_names, player_name
 from parlour.tui.table import TableScreen
 from parlour.v1 import lobby_pb2
 from tests.tui.conftest import Service, ai_worker, shoot, wait_until
-from tests.tui.helpers import fill_seats, host_through_the_lobby, my_turn, press_and_wait
+from tests.tui.helpers import (
+    fill_seats,
+    host_through_the_lobby,
+    my_turn,
+    name_trump_if_asked,
+    press_and_wait,
+)
 from tests.tui.players import others_playing
 
 BOTS = {1: "normal", 2: "normal", 3: "random"}
@@ -116,7 +122,11 @@ async def test_a_bid_out_of_range_is_refused_with_the_servers_message(
         await shoot(pilot, "wizard-waiting")
         await pilot.press("enter")  # the host starts the game
         async with others_playing(others):
-            await wait_until(pilot, lambda: my_turn(table), what="my bid")
+            await wait_until(pilot, lambda: my_turn(table), what="my first turn")
+            await name_trump_if_asked(pilot, table)
+            await wait_until(
+                pilot, lambda: my_turn(table) and table.view.phase == "bid", what="my bid"
+            )
         version = table.shown_version
         await pilot.press("9")  # round 1: the server lists bids 0 and 1 only
         await press_and_wait(pilot, table, "enter")

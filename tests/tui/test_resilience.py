@@ -17,7 +17,7 @@ from parlour.tui.opening import OpenFailed, open_seat
 from parlour.tui.saved import SavedSeat, SeatBook, state_dir
 from parlour.tui.table import TableScreen
 from tests.tui.conftest import Service, shoot, wait_until
-from tests.tui.helpers import fill_seats, host_through_the_lobby, my_turn
+from tests.tui.helpers import fill_seats, host_through_the_lobby, my_turn, name_trump_if_asked
 
 
 async def test_a_dropped_connection_resumes_from_the_last_version_and_misses_nothing(
@@ -29,6 +29,8 @@ async def test_a_dropped_connection_resumes_from_the_last_version_and_misses_not
         others = await fill_seats(service.client, table, 2)
         await wait_until(pilot, lambda: all(p.player_name for p in table.view.players))
         await pilot.press("enter")  # start: seat 1 bids first, then seat 2, then this seat
+        await wait_until(pilot, lambda: table.view.phase in ("bid", "trump"))
+        await name_trump_if_asked(pilot, table)
         await wait_until(pilot, lambda: table.view.phase == "bid")
         seen = table.watched_version
 
