@@ -333,7 +333,9 @@ class TableScreen(Screen[None]):
     # -- drawing -----------------------------------------------------------------------------
 
     def refresh_all(self) -> None:
-        if not self.is_mounted:
+        # an update can arrive while the screen is still composing or already being torn
+        # down (the app quitting): with its widgets not there, there is nothing to draw
+        if not self.is_mounted or not self.query("#status"):
             return
         view = self.view
         status = Text()
