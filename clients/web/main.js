@@ -46,12 +46,6 @@ async function invitation(tableId) {
     `<div class="buttons"><button class="primary" id="take">Take a seat</button><button id="watch">Just watch</button></div>` +
     `<p class="refusal" role="alert"></p></div>`;
   const refusal = root.querySelector(".refusal");
-  let table = null;
-  try {
-    table = (await rpc("LobbyService/GetTable", { tableId })).table;
-    const game = games.find((g) => g.id === table.game);
-    root.querySelector("#about").textContent = `${table.name || ""} · ${game ? game.name : table.game}, ${table.seatCount} players`;
-  } catch (error) { refusal.textContent = error.message; }
   root.querySelector("#watch").onclick = () => go(`#/watch/${tableId}`);
   root.querySelector("#take").onclick = async () => {
     const name = root.querySelector("#name").value.trim() || "Guest";
@@ -59,10 +53,15 @@ async function invitation(tableId) {
     try {
       const entropy = randomHex();  // this seat's contribution to the deals
       const joined = await rpc("LobbyService/JoinTable", { tableId, playerName: name, entropy });
-      saveSeat(tableId, { seat: joined.seat || 0, token: joined.seatToken, name, game: table && table.game, entropy });
+      saveSeat(tableId, { seat: joined.seat || 0, token: joined.seatToken, name, game: joined.table.game, entropy });
       go(`#/table/${tableId}`);
     } catch (error) { refusal.textContent = error.message; }
   };
+  try {  // what the invitation is for, filled in when the service answers
+    const table = (await rpc("LobbyService/GetTable", { tableId })).table;
+    const game = games.find((g) => g.id === table.game);
+    root.querySelector("#about").textContent = `${table.name || ""} · ${game ? game.name : table.game}, ${table.seatCount} players`;
+  } catch (error) { refusal.textContent = error.message; }
 }
 
 async function start() {
