@@ -22,7 +22,7 @@ from parlour.ai.hearts_pass import plan_hard
 from parlour.ai.kaiser_expert import contract, score
 from parlour.ai.wizard import expected_tricks
 from parlour.ai.wizard_expert import bits, worth_table
-from parlour.ai.wizard_search import beats, hand_worth, likelihood
+from parlour.ai.wizard_search import beats, best_bid, bid_lift, hand_worth, likelihood
 from parlour.engine.cards import Card, Suit, standard_deck
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import new_game
@@ -156,6 +156,41 @@ def test_the_wizard_expert_reads_a_bid_as_the_normal_opponent_makes_it() -> None
             assert likelihood([strong], [0], [bid], table) > likelihood([weak], [0], [bid], table)
         assert likelihood([weak], [0], [0], table) > likelihood([strong], [0], [0], table)
         assert likelihood([weak], [0], [-1], table) == 1.0  # no bid: nothing to explain
+
+
+def test_the_wizard_expert_bids_for_a_trick_more_while_seats_are_still_to_bid() -> None:
+    """Play-outs give a bidder with seats still to bid after it too few tricks, so its bid
+    counts a chance of one more: none for the last two bidders, more the earlier it bids
+    and the more cards it holds, at most an even chance. On the same sampled deals, the
+    first of four bidders then bids higher on some hands and lower on none."""
+    assert bid_lift(0, 15) == bid_lift(1, 15) == 0.0
+    assert 0.0 < bid_lift(2, 8) < bid_lift(3, 8) <= 0.5
+    assert bid_lift(3, 4) < bid_lift(3, 12)
+    assert bid_lift(5, 60) == 0.5
+    rng = random.Random(5)
+    raised = lowered = 0
+    for trial in range(40):
+        size = rng.randint(6, 12)
+        pack = list(range(60))
+        rng.shuffle(pack)
+        trump = rng.choice([None, *Suit])
+        position = (
+            0,  # the first bidder, seat 0 (the dealer is seat 3), with nothing bid yet
+            sum(1 << card for card in pack[:size]),
+            list(range(7)),
+            {},
+            0,
+            -1 if trump is None else trump.index,
+            sorted(pack[size:]),
+            dict.fromkeys((1, 2, 3), size),
+            worth_table(trump, 4, size),
+        )
+        plain = best_bid(*position, random.Random(trial), 20_000, 0.0)
+        lifted = best_bid(*position, random.Random(trial), 20_000, bid_lift(3, size))
+        raised += lifted > plain
+        lowered += lifted < plain
+    assert raised >= 3
+    assert lowered == 0
 
 
 def test_the_crazy8s_expert_plays_for_the_game_in_its_last_round_and_for_points_before() -> None:

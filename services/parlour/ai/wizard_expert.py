@@ -3,13 +3,15 @@
 It bids by simulation: for each bid worth considering (within three of the
 normal opponent's estimate), it plays the round out over sampled deals of the
 unseen cards, the seats still to bid bidding as the normal opponent would on
-their sampled hands, and keeps the bid that scores best on average. In play
-it weighs every legal card the same way, over deals that respect the voids
-the other seats have shown, with everyone's bids and tricks as they stand.
-In both, a sampled deal counts by how well it explains the bids already made
-(a seat that bid high holds a hand worth that many tricks, more likely than
-not). After a turned wizard, as dealer, it names trump as the normal opponent
-does.
+their sampled hands, and keeps the bid that scores best on average. While
+seats are still to bid after it, it also counts a chance of taking one trick
+more than a play-out gives it: measured, its play-outs fall short of what it
+then takes (``wizard_search.LIFT_PER_CARD``). In play it weighs every legal
+card the same way, over deals that respect the voids the other seats have
+shown, with everyone's bids and tricks as they stand. In both, a sampled deal
+counts by how well it explains the bids already made (a seat that bid high
+holds a hand worth that many tricks, more likely than not). After a turned
+wizard, as dealer, it names trump as the normal opponent does.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def decide_expert(
             worths,
             rng,
             budget,
+            search.bid_lift(seats - 1 - len(known), len(view.hand)),
         )
         return next(a for a in bids if a.number == choice)
     plays = {a.card.index: a for a in of_kind(legal, ActionKind.PLAY) if a.card is not None}

@@ -34,6 +34,14 @@ MOST_PLAY_DEALS = 400
 MOST_BID_DEALS = 300
 #: How far a seat's bid strays from the worth of its hand (tricks, one standard deviation).
 BID_SPREAD = 1.0
+#: A bidder's play-outs give it fewer tricks than it goes on to take when seats bid after
+#: it: they bid there as the normal opponent would, on hands the bids made so far do not
+#: yet narrow down. Per card in hand, indexed by the number of seats still to bid, the
+#: chance counted that the bidder takes one trick more than a play-out says. Measured with
+#: four expert seats over 6,000 bids: the first bidder's play-outs fell 0.19 tricks short of
+#: what it took (0.29 in rounds of 12 cards or more), the second's 0.11, the last two's not
+#: at all. These values lifted exact bids by 0.8 points; twice as much cost 0.6.
+LIFT_PER_CARD = (0.0, 0.0, 0.0125, 0.025, 0.025, 0.025)
 
 
 def strength(card: int, trump: int) -> int:
@@ -290,6 +298,12 @@ def best_play(
     return max(candidates, key=lambda c: (totals[c], -c))
 
 
+def bid_lift(later: int, in_hand: int) -> float:
+    """The chance counted that a bidder with ``later`` seats still to bid after it and
+    ``in_hand`` cards takes one trick more than its play-out gives it (``LIFT_PER_CARD``)."""
+    return min(0.5, LIFT_PER_CARD[min(later, len(LIFT_PER_CARD) - 1)] * in_hand)
+
+
 def best_bid(
     me: int,
     hand: int,
@@ -302,12 +316,15 @@ def best_bid(
     worths: Sequence[Sequence[float]],
     rng: random.Random,
     budget: int,
+    lift: float = 0.0,
 ) -> int:
     """The bid with the best average round score for ``me`` over sampled deals.
 
     Each deal counts by how well it explains the bids already made; the seats
     still to bid after ``me`` bid the worth of their sampled hand, rounded (as
     the normal opponent does). Every seat then plays the round out to its bid.
+    A play-out's score counts ``lift``, the chance that ``me`` takes one trick
+    more than the play-out gives it (``bid_lift``).
     """
     seats = len(sizes) + 1
     plays_each = hand.bit_count() * seats
@@ -332,5 +349,7 @@ def best_bid(
             hands = sampled[:]
             hands[me] = hand
             result = play_out(hands, trump, bids, [0] * seats, leader, [])
-            totals[bid] += weight * round_score(bid, result[me])
+            taken = result[me]
+            score = (1.0 - lift) * round_score(bid, taken) + lift * round_score(bid, taken + 1)
+            totals[bid] += weight * score
     return max(candidates, key=lambda b: (totals[b], -b))
