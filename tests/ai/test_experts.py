@@ -22,7 +22,14 @@ from parlour.ai.hearts_pass import plan_hard
 from parlour.ai.kaiser_expert import contract, score
 from parlour.ai.wizard import expected_tricks
 from parlour.ai.wizard_expert import bits, worth_table
-from parlour.ai.wizard_search import beats, best_bid, bid_lift, hand_worth, likelihood
+from parlour.ai.wizard_search import (
+    TOTAL_BONUS,
+    beats,
+    best_bid,
+    bid_lift,
+    hand_worth,
+    likelihood,
+)
 from parlour.engine.cards import Card, Suit, standard_deck
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import new_game
@@ -191,6 +198,41 @@ def test_the_wizard_expert_bids_for_a_trick_more_while_seats_are_still_to_bid() 
         lowered += lifted < plain
     assert raised >= 3
     assert lowered == 0
+
+
+def test_the_wizard_experts_last_bidder_weighs_the_total_its_bid_makes() -> None:
+    """The last bidder's play-outs underrate a round whose bids add up to the tricks or
+    one fewer: its bid counts the total it makes. On the same sampled deals, the bid it
+    then makes never makes a total that counts less, and on some hands it changes."""
+    assert TOTAL_BONUS[1] == TOTAL_BONUS[2] == max(TOTAL_BONUS)  # one under, or even
+    rng = random.Random(6)
+    changed = 0
+    for trial in range(40):
+        size = rng.randint(6, 12)
+        pack = list(range(60))
+        rng.shuffle(pack)
+        trump = rng.choice([None, *Suit])
+        made = {seat: rng.randint(0, size // 2) for seat in (0, 1, 2)}
+        position = (
+            3,  # the dealer, last to bid
+            sum(1 << card for card in pack[:size]),
+            list(range(size + 1)),
+            made,
+            0,
+            -1 if trump is None else trump.index,
+            sorted(pack[size:]),
+            dict.fromkeys((0, 1, 2), size),
+            worth_table(trump, 4, size),
+        )
+
+        def bonus(bid: int, size: int = size, total: int = sum(made.values())) -> float:
+            return TOTAL_BONUS[min(2, max(-2, total + bid - size)) + 2]
+
+        plain = best_bid(*position, random.Random(trial), 20_000, 0.0, (0.0,) * 5)
+        weighed = best_bid(*position, random.Random(trial), 20_000, 0.0)
+        assert bonus(weighed) >= bonus(plain)
+        changed += weighed != plain
+    assert changed >= 3
 
 
 def test_the_crazy8s_expert_plays_for_the_game_in_its_last_round_and_for_points_before() -> None:

@@ -6,12 +6,14 @@ unseen cards, the seats still to bid bidding as the normal opponent would on
 their sampled hands, and keeps the bid that scores best on average. While
 seats are still to bid after it, it also counts a chance of taking one trick
 more than a play-out gives it: measured, its play-outs fall short of what it
-then takes (``wizard_search.LIFT_PER_CARD``). In play it weighs every legal
-card the same way, over deals that respect the voids the other seats have
-shown, with everyone's bids and tricks as they stand. In both, a sampled deal
-counts by how well it explains the bids already made (a seat that bid high
-holds a hand worth that many tricks, more likely than not). After a turned
-wizard, as dealer, it names trump as the normal opponent does.
+then takes (``wizard_search.LIFT_PER_CARD``). The last bidder's bids count
+the total they make too: its play-outs underrate a round whose bids add up to
+the tricks or one fewer (``wizard_search.TOTAL_BONUS``). In play it weighs
+every legal card the same way, over deals that respect the voids the other
+seats have shown, with everyone's bids and tricks as they stand. In both, a
+sampled deal counts by how well it explains the bids already made (a seat that
+bid high holds a hand worth that many tricks, more likely than not). After a
+turned wizard, as dealer, it names trump as the normal opponent does.
 """
 
 from __future__ import annotations
