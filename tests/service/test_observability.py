@@ -218,3 +218,47 @@ async def test_a_request_refused_by_the_limits_is_logged_and_counted(
     ]
     assert len(logged) == 2
     assert getattr(logged[0], "table_id", None) == "t"
+
+
+_LOGGING_CHILD = """
+import argparse, logging, sys, time
+from parlour import ops
+ops.BufferedStderrHandler.FLUSH_SECONDS = float(sys.argv[4])
+ops.setup_logging(argparse.Namespace(log_json=True, log_level="INFO"))
+log = logging.getLogger("parlour.rpc")
+for number in range(int(sys.argv[1])):
+    log.info("line %d", number)
+if sys.argv[2] == "warn":
+    log.warning("at once")
+time.sleep(float(sys.argv[3]))
+"""
+
+
+def _log_lines(*args: str, wait: float) -> list[dict[str, object]]:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", _LOGGING_CHILD, *args], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        _, err = child.communicate(timeout=wait)
+    except subprocess.TimeoutExpired:
+        child.kill()  # no exit, so no flush at exit: only what was flushed while it ran
+        _, err = child.communicate()
+    return [json.loads(line) for line in err.splitlines()]
+
+
+def test_buffered_log_lines_are_flushed_while_the_process_runs_and_at_exit() -> None:
+    # a process that logs and then stays busy: its lines reach stderr by the timer
+    while_running = _log_lines("500", "", "60", "0.2", wait=3.0)
+    assert [line["message"] for line in while_running] == [f"line {n}" for n in range(500)]
+    # a process that exits at once: logging.shutdown flushes the rest
+    at_exit = _log_lines("3", "", "0", "3600", wait=30.0)
+    assert [line["message"] for line in at_exit] == ["line 0", "line 1", "line 2"]
+
+
+def test_a_warning_is_written_at_once_with_the_lines_before_it() -> None:
+    # the timer would flush only after an hour: the warning itself flushes
+    lines = _log_lines("2", "warn", "60", "3600", wait=3.0)
+    assert [line["message"] for line in lines] == ["line 0", "line 1", "at once"]

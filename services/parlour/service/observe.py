@@ -60,6 +60,12 @@ def _logged_fields(descriptor: Descriptor) -> tuple[tuple[str, bool], ...]:
     )
 
 
+@functools.cache
+def _child(metric: Any, *labels: str) -> Any:
+    """``metric.labels(*labels)``, looked up once (the label sets are few and fixed)."""
+    return metric.labels(*labels)
+
+
 class ObservingInterceptor(WrappingInterceptor):
     """Logs and measures every RPC of the server it is given to."""
 
@@ -149,10 +155,10 @@ class ObservingInterceptor(WrappingInterceptor):
             answered = getattr(response, "table", None)
             if isinstance(answered, lobby_pb2.Table) and answered.table_id:
                 fields["table_id"] = answered.table_id
-        metrics.RPCS.labels(method, code.name).inc()
+        _child(metrics.RPCS, method, code.name).inc()
         if method == ACT:
             game = self._game_of(response, fields.get("table_id", ""))
-            metrics.ACT_SECONDS.labels(game, code.name).observe(seconds)
+            _child(metrics.ACT_SECONDS, game, code.name).observe(seconds)
         elif method == CLAIM and code == grpc.StatusCode.OK:
             claimed = bool(getattr(response, "claimed", False))
             metrics.BOT_CLAIMS.labels("claimed" if claimed else "empty").inc()

@@ -6,7 +6,7 @@ statement). The pool holds the process's connection budget. The append of
 a move is ONE statement, so its own transaction:
 
     WITH bump AS (UPDATE tables SET version = <new> ... WHERE version = <expected>),
-         ins AS (INSERT INTO events ... SELECT ... FROM bump, unnest(<the events>))
+         ins AS (INSERT INTO events ... SELECT ... FROM bump, jsonb_to_recordset(<the events>))
     SELECT pg_notify(...) FROM bump
 
 (The ``pg_notify`` only with the Postgres notifier, the default; with another
@@ -54,9 +54,10 @@ from parlour.service.store import (
 
 Connection = psycopg.AsyncConnection[Any]
 
-# The version bump (the guard), the insert made only if it matched, and the NOTIFY:
-# for one event as values, for several as arrays (the single one is cheaper to send).
-_APPEND_TEMPLATE = """
+# The version bump (the guard), the insert made only if it matched, and the NOTIFY. The
+# events and the turns go as one JSON array each (json.dumps is C; psycopg dumps a
+# Python list element by element).
+_APPEND = """
 WITH bump AS (
     UPDATE tables
     SET version = %(new_version)s, updated_at = %(now)s,
@@ -67,42 +68,28 @@ WITH bump AS (
 ), ins AS (
     INSERT INTO events
         (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
-    SELECT bump.table_id, {rows}
+    SELECT bump.table_id, e.seq, e.type, e.schema_version, e.payload, e.digest,
+           e.request_id, %(now)s
+    FROM bump, jsonb_to_recordset(%(events)s::jsonb) AS e(
+        seq int, type text, schema_version int, payload jsonb, digest text, request_id text)
     RETURNING seq
 ), gone AS (
     DELETE FROM turns USING bump
-    WHERE %(set_turns)s AND turns.table_id = bump.table_id
-      AND NOT (turns.seat = ANY(%(turn_seats)s::int[]))
+    WHERE %(set_turns)s AND turns.table_id = bump.table_id AND turns.seat NOT IN (
+        SELECT (t->>'seat')::int FROM jsonb_array_elements(%(turns)s::jsonb) AS t)
 ), put AS (
     INSERT INTO turns (table_id, seat, game, version, kind, since, deadline)
     SELECT bump.table_id, t.seat, t.game, %(new_version)s, t.kind, t.since, t.deadline
-    FROM bump, unnest(%(turn_seats)s::int[], %(turn_games)s::text[], %(turn_kinds)s::text[],
-                      %(turn_since)s::timestamptz[], %(turn_deadlines)s::timestamptz[])
-         AS t(seat, game, kind, since, deadline)
+    FROM bump, jsonb_to_recordset(%(turns)s::jsonb)
+         AS t(seat int, game text, kind text, since timestamptz, deadline timestamptz)
     ON CONFLICT (table_id, seat) DO UPDATE SET version = excluded.version,
         kind = excluded.kind, since = excluded.since, deadline = excluded.deadline
 )
 SELECT {notify}, (SELECT count(*) FROM ins) FROM bump
 """
-_APPEND_ROWS = _APPEND_TEMPLATE.replace(
-    "{rows}",
-    """e.seq, e.type, e.schema_version, e.payload::jsonb, e.digest, e.request_id, %(now)s
-    FROM bump, unnest(%(seqs)s::int[], %(types)s::text[], %(versions)s::int[],
-                      %(payloads)s::text[], %(digests)s::text[], %(request_ids)s::text[])
-         AS e(seq, type, schema_version, payload, digest, request_id)""",
-)
-_APPEND_ONE_ROW = _APPEND_TEMPLATE.replace(
-    "{rows}",
-    """%(new_version)s, %(type)s, %(version)s, %(payload)s::jsonb,
-           %(digest)s, %(request_id)s, %(now)s
-    FROM bump""",
-)
-# (one event, with pg_notify) -> the statement; without, the NOTIFY is left to the notifier
+# with pg_notify -> the statement; without, the NOTIFY is left to the notifier
 _APPENDS = {
-    (one, notify): template.replace(
-        "{notify}", "pg_notify(%(channel)s, %(note)s)" if notify else "NULL"
-    )
-    for one, template in ((True, _APPEND_ONE_ROW), (False, _APPEND_ROWS))
+    notify: _APPEND.replace("{notify}", "pg_notify(%(channel)s, %(note)s)" if notify else "NULL")
     for notify in (True, False)
 }
 _INSERT_TABLE = """
@@ -297,29 +284,32 @@ class PostgresEventStore(EventStore):
             "note": f"{table_id}:{last}:{int(append.bot_turn)}",
             "active": append.person_active_at,
         }
-        turns = append.turns or ()
-        params |= {
-            "set_turns": append.turns is not None,
-            "turn_seats": [turn.seat for turn in turns],
-            "turn_games": [turn.game for turn in turns],
-            "turn_kinds": [str(turn.kind) for turn in turns],
-            "turn_since": [turn.since for turn in turns],
-            "turn_deadlines": [turn.deadline for turn in turns],
-        }
-        if len(stored) == 1:
-            (event,) = stored
-            params |= {"type": event.type, "version": event.schema_version}
-            params |= {"payload": json.dumps(event.payload), "digest": event.digest}
-            params["request_id"] = event.request_id
-        else:
-            params |= {
-                "seqs": [event.seq for event in stored],
-                "types": [event.type for event in stored],
-                "versions": [event.schema_version for event in stored],
-                "payloads": [json.dumps(event.payload) for event in stored],
-                "digests": [event.digest for event in stored],
-                "request_ids": [event.request_id for event in stored],
-            }
+        params["set_turns"] = append.turns is not None
+        params["turns"] = json.dumps(
+            [
+                {
+                    "seat": turn.seat,
+                    "game": turn.game,
+                    "kind": str(turn.kind),
+                    "since": turn.since.isoformat(),
+                    "deadline": turn.deadline and turn.deadline.isoformat(),
+                }
+                for turn in append.turns or ()
+            ]
+        )
+        params["events"] = json.dumps(
+            [
+                {
+                    "seq": event.seq,
+                    "type": event.type,
+                    "schema_version": event.schema_version,
+                    "payload": event.payload,
+                    "digest": event.digest,
+                    "request_id": event.request_id,
+                }
+                for event in stored
+            ]
+        )
         try:
             async with self._connection() as conn:
                 if not seat_updates:  # a move: one statement, its own transaction
@@ -505,7 +495,7 @@ def _table(row: tuple[Any, ...]) -> TableRow:
 
 
 async def _append(conn: Connection, params: dict[str, Any], notify: bool) -> None:
-    statement = _APPENDS["type" in params, notify]
+    statement = _APPENDS[notify]
     cursor = await conn.execute(statement, params, prepare=True)
     if await cursor.fetchone() is None:
         raise AppendRefused(version_moved=True)  # nothing written (rolls back a transaction)
