@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-notify bench-replay selfplay clean fuzz leak-check soak
+.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-act-cost bench-notify bench-replay selfplay clean fuzz leak-check soak
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -65,6 +65,11 @@ bench-engine: bench-deps
 ## make bench-service: acts/s and act latency over gRPC against a scratch Postgres database
 bench-service: $(STAMP)
 	$(BIN)/python bench/service.py
+
+## make bench-act-cost: the service's instructions per move under valgrind (callgrind): a
+## figure that other load on the machine cannot move (a few minutes)
+bench-act-cost: $(STAMP)
+	$(BIN)/python bench/act_cost.py
 
 ## make bench-notify: append commits/s at 1, 16 and 64 writers and the wake-up latency to
 ## another replica, with no notifier, pg_notify and NATS (needs NATS at 127.0.0.1:4222)

@@ -136,7 +136,7 @@ class CpuShare:
 
 
 @contextmanager
-def process(command: list[str], marker: str) -> Iterator[Child]:
+def process(command: list[str], marker: str, start_seconds: float = 60) -> Iterator[Child]:
     """Run ``command``; yield it once it prints its address after ``marker``."""
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     found: list[str] = []
@@ -150,7 +150,7 @@ def process(command: list[str], marker: str) -> Iterator[Child]:
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    reader.join(timeout=60)
+    reader.join(timeout=start_seconds)
     try:
         if not found:
             raise RuntimeError(f"{command[:4]} did not start")

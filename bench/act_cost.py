@@ -1,0 +1,118 @@
+"""The game service's instructions per move, counted by valgrind (callgrind).
+
+``make bench-service`` measures CPU time, which other load on a shared machine
+moves by tens of percent between runs (steal time, a busy neighbour). This
+counts the instructions the service process executes instead: the same for
+the same code and the same moves, whatever else runs. It starts ``parlour
+serve`` under ``valgrind --tool=callgrind`` on a scratch Postgres database,
+warms it up, then plays a fixed, seeded sequence of random legal moves at one
+move in flight (the same client loop as the benchmark: a seat fetches its view
+unless its own last Act answered it), an equal number in each game, new
+tables included, and prints the instructions per Act (its GetViews included).
+
+Run with ``.venv/bin/python bench/act_cost.py [--moves 400]`` (``make
+bench-act-cost``; valgrind runs the service about 50x slower, so this takes a
+few minutes). This is a script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import sqlalchemy as sa
+
+sys.path.insert(0, str(Path(__file__).parent))
+from service import DEFAULT_ADMIN_URL, GAMES, new_table, process, scratch_database
+
+from parlour.client import ParlourClient
+
+
+async def play_moves(address: str, per_game: int, seed: int) -> tuple[int, int]:
+    """Play ``per_game`` moves of each game (new tables as games end); (acts, views)."""
+    rng = random.Random(seed)
+    acts = views = 0
+    async with ParlourClient(address) as client:
+        for game, seats in GAMES:
+            played = 0
+            while played < per_game:
+                table = await new_table(client, game, seats)
+                current = await table[0].view()
+                views += 1
+                holder = 0
+                to_act = list(current.view.to_act)
+                while to_act and played < per_game:
+                    if holder not in to_act:
+                        holder = rng.choice(to_act)
+                        current = await table[holder].view()
+                        views += 1
+                    choice = rng.choice(current.view.legal_actions)
+                    current = await table[holder].act(choice.id, expected_version=current.version)
+                    played += 1
+                    to_act = list(current.view.to_act)
+            acts += played
+    return acts, views
+
+
+def dump(pid: int, files: Path, count: int) -> Path:
+    """Ask callgrind for a dump of the counts since the last one; the new file."""
+    subprocess.run(["callgrind_control", "--dump", str(pid)], check=True, capture_output=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        found = sorted(files.glob(f"callgrind.out.{pid}.{count}"))
+        if found:
+            return found[0]
+        time.sleep(0.5)
+    raise RuntimeError("callgrind wrote no dump")
+
+
+def total_instructions(path: Path) -> int:
+    for _ in range(60):  # the file is complete once its summary line is written
+        match = re.search(r"^(?:summary|totals):\s*(\d+)", path.read_text(), re.MULTILINE)
+        if match:
+            return int(match.group(1))
+        time.sleep(0.5)
+    raise RuntimeError(f"no totals in {path}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--moves", type=int, default=400, help="moves measured (all games)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    admin = sa.make_url(
+        os.environ.get("PARLOUR_BENCH_POSTGRES_URL")
+        or os.environ.get("PARLOUR_TEST_POSTGRES_URL")
+        or DEFAULT_ADMIN_URL
+    )
+    per_game = max(1, args.moves // len(GAMES))
+    with tempfile.TemporaryDirectory() as tmp, scratch_database(admin) as url:
+        files = Path(tmp)
+        serve = ["valgrind", "--tool=callgrind", "--quiet"]
+        serve += [f"--callgrind-out-file={files}/callgrind.out.%p"]
+        serve += [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
+        serve += ["--database-url", url.render_as_string(hide_password=False)]
+        with process(serve, "serving on", start_seconds=600) as server:
+            asyncio.run(play_moves(server.address, 10, args.seed + 1000))  # warm up
+            dump(server.pid, files, 1)
+            acts, views = asyncio.run(play_moves(server.address, per_game, args.seed))
+            measured = dump(server.pid, files, 2)
+            instructions = total_instructions(measured)
+            print(f"moves: {acts} Acts and {views} GetViews ({per_game} Acts of each game)")
+            print(
+                f"service instructions per Act, its GetViews and new tables included: "
+                f"{instructions / acts / 1e6:.2f} million"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
