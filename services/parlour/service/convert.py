@@ -15,13 +15,19 @@ from typing import TYPE_CHECKING
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from parlour.engine.actions import Action, ActionKind
-from parlour.engine.cards import Card, Suit
+from parlour.engine.cards import Card
 from parlour.engine.errors import MalformedAction
 from parlour.engine.options import OptionSpec, OptionType
 from parlour.engine.registry import GameInfo
 from parlour.engine.view import PlayerView, Trick, View
 from parlour.service.clock import CLOCK_OPTIONS
-from parlour.service.convert_results import fill_end_rule, fill_view_results
+from parlour.service.convert_results import (
+    SUIT_TO_PROTO,
+    by_name,
+    fill_end_rule,
+    fill_view_results,
+    inverse,
+)
 from parlour.service.domain import SeatKind, TableStatus
 from parlour.service.fold import describe
 from parlour.service.store import StoredEvent, TableRow
@@ -31,46 +37,16 @@ from parlour.words import action_label
 if TYPE_CHECKING:
     from parlour.service.app import Snapshot
 
-SUIT_TO_PROTO: dict[Suit | None, common_pb2.Suit.ValueType] = {
-    None: common_pb2.SUIT_UNSPECIFIED,
-    Suit.CLUBS: common_pb2.SUIT_CLUBS,
-    Suit.DIAMONDS: common_pb2.SUIT_DIAMONDS,
-    Suit.HEARTS: common_pb2.SUIT_HEARTS,
-    Suit.SPADES: common_pb2.SUIT_SPADES,
-}
-SUIT_FROM_PROTO = {value: suit for suit, value in SUIT_TO_PROTO.items()}
-
-KIND_TO_PROTO: dict[ActionKind, common_pb2.ActionKind.ValueType] = {
-    ActionKind.PLAY: common_pb2.ACTION_KIND_PLAY,
-    ActionKind.BID: common_pb2.ACTION_KIND_BID,
-    ActionKind.PASS: common_pb2.ACTION_KIND_PASS,
-    ActionKind.DRAW: common_pb2.ACTION_KIND_DRAW,
-    ActionKind.NAME_TRUMP: common_pb2.ACTION_KIND_NAME_TRUMP,
-    ActionKind.GIVE: common_pb2.ACTION_KIND_GIVE,
-}
-KIND_FROM_PROTO = {value: kind for kind, value in KIND_TO_PROTO.items()}
-
-OPTION_TYPE_TO_PROTO = {
-    OptionType.BOOL: catalogue_pb2.OPTION_TYPE_BOOL,
-    OptionType.INT: catalogue_pb2.OPTION_TYPE_INT,
-    OptionType.CHOICE: catalogue_pb2.OPTION_TYPE_CHOICE,
-}
-STATUS_TO_PROTO = {
-    TableStatus.OPEN: lobby_pb2.TABLE_STATUS_OPEN,
-    TableStatus.PLAYING: lobby_pb2.TABLE_STATUS_PLAYING,
-    TableStatus.FINISHED: lobby_pb2.TABLE_STATUS_FINISHED,
-    TableStatus.EXPIRED: lobby_pb2.TABLE_STATUS_EXPIRED,
-    TableStatus.ABANDONED: lobby_pb2.TABLE_STATUS_ABANDONED,
-}
-STATUS_FROM_PROTO = {value: status for status, value in STATUS_TO_PROTO.items()}
-SEAT_KIND_TO_PROTO = {
-    SeatKind.PERSON: lobby_pb2.SEAT_KIND_PERSON,
-    SeatKind.BOT: lobby_pb2.SEAT_KIND_BOT,
-}
-SEAT_KIND_FROM_PROTO = {
-    lobby_pb2.SEAT_KIND_UNSPECIFIED: SeatKind.PERSON,
-    lobby_pb2.SEAT_KIND_PERSON: SeatKind.PERSON,
-    lobby_pb2.SEAT_KIND_BOT: SeatKind.BOT,
+SUIT_FROM_PROTO = inverse(SUIT_TO_PROTO)
+KIND_TO_PROTO = by_name(ActionKind, common_pb2.ActionKind, "ACTION_KIND_")
+KIND_FROM_PROTO = inverse(KIND_TO_PROTO)
+OPTION_TYPE_TO_PROTO = by_name(OptionType, catalogue_pb2.OptionType, "OPTION_TYPE_")
+STATUS_TO_PROTO = by_name(TableStatus, lobby_pb2.TableStatus, "TABLE_STATUS_")
+STATUS_FROM_PROTO = inverse(STATUS_TO_PROTO)
+SEAT_KIND_TO_PROTO = by_name(SeatKind, lobby_pb2.SeatKind, "SEAT_KIND_")
+# a seat choice that names no kind is a person's seat
+SEAT_KIND_FROM_PROTO = inverse(SEAT_KIND_TO_PROTO) | {
+    lobby_pb2.SEAT_KIND_UNSPECIFIED: SeatKind.PERSON
 }
 
 

@@ -7,6 +7,10 @@ leak a hidden card.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any
+
 from parlour.engine.cards import Suit
 from parlour.engine.results import (
     CrazyEightsRoundResult,
@@ -23,32 +27,24 @@ from parlour.engine.results import (
 from parlour.engine.view import Trick, View
 from parlour.v1 import catalogue_pb2, common_pb2, play_pb2
 
-_SUITS: dict[Suit | None, common_pb2.Suit.ValueType] = {
-    None: common_pb2.SUIT_UNSPECIFIED,
-    Suit.CLUBS: common_pb2.SUIT_CLUBS,
-    Suit.DIAMONDS: common_pb2.SUIT_DIAMONDS,
-    Suit.HEARTS: common_pb2.SUIT_HEARTS,
-    Suit.SPADES: common_pb2.SUIT_SPADES,
-}
-_GAME_END = {
-    GameEnd.ROUNDS: catalogue_pb2.GAME_END_ROUNDS,
-    GameEnd.TARGET: catalogue_pb2.GAME_END_TARGET,
-}
-_WINNER = {
-    WinnerRule.HIGHEST_TOTAL: catalogue_pb2.WINNER_RULE_HIGHEST_TOTAL,
-    WinnerRule.LOWEST_TOTAL: catalogue_pb2.WINNER_RULE_LOWEST_TOTAL,
-}
-_TIES = {
-    TieRule.SHARE: catalogue_pb2.TIE_RULE_SHARE,
-    TieRule.PLAY_ON: catalogue_pb2.TIE_RULE_PLAY_ON,
-    TieRule.BIDDING_SIDE_WINS: catalogue_pb2.TIE_RULE_BIDDING_SIDE_WINS,
-}
-END_REASON: dict[EndReason | None, play_pb2.EndReason.ValueType] = {
-    None: play_pb2.END_REASON_UNSPECIFIED,
-    EndReason.ROUNDS_PLAYED: play_pb2.END_REASON_ROUNDS_PLAYED,
-    EndReason.TARGET_REACHED: play_pb2.END_REASON_TARGET_REACHED,
-    EndReason.FELL_TO_MINUS_TARGET: play_pb2.END_REASON_FELL_TO_MINUS_TARGET,
-}
+
+def by_name(values: Iterable[Enum], proto: Any, prefix: str) -> dict[Any, Any]:
+    """Each member of an engine enum to the contract's value named ``prefix`` + its name,
+    and None to ``prefix`` + UNSPECIFIED (a member with no counterpart fails at import)."""
+    found = {member: proto.Value(prefix + member.name) for member in values}
+    return {None: proto.Value(f"{prefix}UNSPECIFIED"), **found}
+
+
+def inverse(mapping: dict[Any, Any]) -> dict[Any, Any]:
+    """The contract's values back to the engine's (UNSPECIFIED left out)."""
+    return {value: key for key, value in mapping.items() if key is not None}
+
+
+SUIT_TO_PROTO = by_name(Suit, common_pb2.Suit, "SUIT_")
+_GAME_END = by_name(GameEnd, catalogue_pb2.GameEnd, "GAME_END_")
+_WINNER = by_name(WinnerRule, catalogue_pb2.WinnerRule, "WINNER_RULE_")
+_TIES = by_name(TieRule, catalogue_pb2.TieRule, "TIE_RULE_")
+END_REASON = by_name(EndReason, play_pb2.EndReason, "END_REASON_")
 
 
 def fill_end_rule(message: catalogue_pb2.EndRule, rule: EndRule) -> None:
@@ -69,7 +65,7 @@ def _fill_trick(message: play_pb2.Trick, trick: Trick) -> None:
     message.leader = trick.leader
     for play in trick.plays:
         message.plays.add(seat=play.seat, card=str(play.card))
-    message.led_suit = _SUITS[trick.led_suit]
+    message.led_suit = SUIT_TO_PROTO[trick.led_suit]
     if trick.winner is not None:
         message.winner = trick.winner
 
@@ -85,7 +81,7 @@ def fill_hand_result(message: play_pb2.HandResult, result: HandResult) -> None:
     detail = result.detail
     if isinstance(detail, WizardRoundResult):
         message.wizard.bids.extend(detail.bids)
-        message.wizard.trump = _SUITS[detail.trump]
+        message.wizard.trump = SUIT_TO_PROTO[detail.trump]
         message.wizard.turned_card = str(detail.turned_card) if detail.turned_card else ""
     elif isinstance(detail, CrazyEightsRoundResult):
         eights = message.crazy8s
@@ -105,7 +101,7 @@ def fill_hand_result(message: play_pb2.HandResult, result: HandResult) -> None:
                 bidding_team=detail.bidding_team,
                 bid=detail.bid,
                 no_trump=detail.no_trump,
-                trump=_SUITS[detail.trump],
+                trump=SUIT_TO_PROTO[detail.trump],
                 made=detail.made,
                 points_taken=detail.points_taken,
                 score_change=detail.score_change,

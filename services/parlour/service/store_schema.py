@@ -9,6 +9,8 @@ transaction; ``bot_leases`` lets one AI worker at a time play a bot's turn.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
@@ -58,11 +60,26 @@ tables = sa.Table(
     sa.Index("ix_tables_status_person_active", "status", "person_active_at"),
 )
 
-seats = sa.Table(
+
+def _per_seat(name: str, *columns: sa.Column[Any], indexes: tuple[sa.Index, ...] = ()) -> sa.Table:
+    """A table with a row per seat of a game table: keyed by (table_id, seat), the table id
+    first (as every key here is: the schema distributes by table id), gone with the table."""
+    return sa.Table(
+        name,
+        metadata,
+        sa.Column("table_id", sa.Text(), nullable=False),
+        sa.Column("seat", sa.Integer(), nullable=False),
+        *columns,
+        sa.PrimaryKeyConstraint("table_id", "seat", name=f"pk_{name}"),
+        sa.ForeignKeyConstraint(
+            ["table_id"], ["tables.table_id"], name=f"fk_{name}_table", ondelete="CASCADE"
+        ),
+        *indexes,
+    )
+
+
+seats = _per_seat(
     "seats",
-    metadata,
-    sa.Column("table_id", sa.Text(), nullable=False),
-    sa.Column("seat", sa.Integer(), nullable=False),
     # 'person' or 'bot'
     sa.Column("kind", sa.Text(), nullable=False),
     sa.Column("bot_level", sa.Text(), nullable=True),
@@ -70,34 +87,20 @@ seats = sa.Table(
     # sha256 hex of the seat token; the token itself is never stored
     sa.Column("token_hash", sa.Text(), nullable=True),
     sa.Column("occupied", sa.Boolean(), nullable=False),
-    sa.PrimaryKeyConstraint("table_id", "seat", name="pk_seats"),
-    sa.ForeignKeyConstraint(
-        ["table_id"], ["tables.table_id"], name="fk_seats_table", ondelete="CASCADE"
-    ),
 )
 
-bot_leases = sa.Table(
+bot_leases = _per_seat(
     "bot_leases",
-    metadata,
-    sa.Column("table_id", sa.Text(), nullable=False),
-    sa.Column("seat", sa.Integer(), nullable=False),
     sa.Column("worker_id", sa.Text(), nullable=False),
     # the game version the lease was granted at
     sa.Column("version", sa.Integer(), nullable=False),
     sa.Column("expires_at", Timestamp, nullable=False),
-    sa.PrimaryKeyConstraint("table_id", "seat", name="pk_bot_leases"),
-    sa.ForeignKeyConstraint(
-        ["table_id"], ["tables.table_id"], name="fk_bot_leases_table", ondelete="CASCADE"
-    ),
 )
 
 # "Who must act now": one row per seat a table waits for, replaced in the
 # appending transaction (see store.TurnRow).
-turns = sa.Table(
+turns = _per_seat(
     "turns",
-    metadata,
-    sa.Column("table_id", sa.Text(), nullable=False),
-    sa.Column("seat", sa.Integer(), nullable=False),
     sa.Column("game", sa.Text(), nullable=False),
     # the table's version when the row was written (what an Act must name)
     sa.Column("version", sa.Integer(), nullable=False),
@@ -105,10 +108,8 @@ turns = sa.Table(
     sa.Column("kind", sa.Text(), nullable=False),
     sa.Column("since", Timestamp, nullable=False),
     sa.Column("deadline", Timestamp, nullable=True),
-    sa.PrimaryKeyConstraint("table_id", "seat", name="pk_turns"),
-    sa.ForeignKeyConstraint(
-        ["table_id"], ["tables.table_id"], name="fk_turns_table", ondelete="CASCADE"
+    indexes=(
+        sa.Index("ix_turns_kind_since", "kind", "since"),
+        sa.Index("ix_turns_deadline", "deadline"),
     ),
-    sa.Index("ix_turns_kind_since", "kind", "since"),
-    sa.Index("ix_turns_deadline", "deadline"),
 )
