@@ -34,6 +34,7 @@ from parlour.service.database import (
     open_store,
     upgrade_head,
 )
+from parlour.service.domain import TableStatus
 from parlour.service.grpc_server import status_for
 from parlour.service.notify import PostgresNotifier, make_notifier
 from parlour.service.store import (
@@ -43,6 +44,7 @@ from parlour.service.store import (
     NewEvent,
     SeatRow,
     StoreUnavailable,
+    TableQuery,
     TableRow,
     TurnRow,
     UnknownTable,
@@ -307,14 +309,15 @@ class RecorderContract:
         await store.create_table(hosted("b", "hearts", "open"), [TABLE_HOSTED])
         await store.create_table(hosted("c", "wizard", "playing"), [TABLE_HOSTED])
         await store.create_table(hosted("d", "wizard", "open"), [TABLE_HOSTED])
-        assert {t.table_id for t in await store.list_tables()} == {"a", "b", "c", "d"}
-        assert {t.table_id for t in await store.list_tables(status="open")} == {"a", "b", "d"}
-        assert {t.table_id for t in await store.list_tables(game="wizard")} == {"a", "c", "d"}
-        assert [t.table_id for t in (await store.list_tables("open", "wizard"))] == [
-            "d",
-            "a",
-        ]  # newest first
-        assert len(await store.list_tables(limit=2)) == 2
+
+        async def listed(**query: Any) -> list[str]:
+            return [t.table_id for t in await store.list_tables(TableQuery(**query))]
+
+        assert sorted(await listed()) == ["a", "b", "c", "d"]
+        assert sorted(await listed(status=TableStatus.OPEN)) == ["a", "b", "d"]
+        assert sorted(await listed(game="wizard")) == ["a", "c", "d"]
+        assert await listed(status=TableStatus.OPEN, game="wizard") == ["d", "a"]  # newest first
+        assert len(await listed(limit=2)) == 2
         assert all(len(t.seat_rows) == 3 for t in await store.list_tables())
 
     # --- bot leases -------------------------------------------------------------------

@@ -92,6 +92,7 @@ from parlour.service.store import (
     NewEvent,
     SeatRow,
     StoredEvent,
+    TableQuery,
     TableRow,
     TurnRow,
     UnknownTable,
@@ -558,10 +559,12 @@ class GameService:
         scope = f"tables|{status or ''}|{game or ''}"
         after = paging.decode(page_token, scope)
         rows = await self.store.list_tables(
-            status,
-            game or None,
-            size + 1,
-            after=None if after is None else (after.created_at, after.key),
+            TableQuery(
+                status,
+                game or None,
+                size + 1,
+                after=None if after is None else (after.created_at, after.key),
+            )
         )
         if len(rows) <= size:
             return rows, ""

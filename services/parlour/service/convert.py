@@ -210,18 +210,17 @@ def _fill_trick(message: play_pb2.Trick, trick: Trick) -> None:
         message.winner = trick.winner
 
 
+#: the fields a seat's public facts share with the contract's Player, by name
+_PLAYER_FIELDS = ("seat", "hand_size", "score", "tricks_taken", "bid", "points_this_hand")
+
+
 def _fill_players(message: play_pb2.View, players: Iterable[PlayerView], row: TableRow) -> None:
     seat_rows = row.seat_rows
     added = message.players
     for player in players:
         seat = seat_rows[player.seat] if player.seat < len(seat_rows) else None
         entry = added.add(
-            seat=player.seat,
-            hand_size=player.hand_size,
-            score=player.score,
-            tricks_taken=player.tricks_taken,
-            bid=player.bid,
-            points_this_hand=player.points_this_hand,
+            **{name: getattr(player, name) for name in _PLAYER_FIELDS},
             player_name=(seat.player_name or "") if seat else "",
             kind=SEAT_KIND_TO_PROTO[seat.kind] if seat else lobby_pb2.SEAT_KIND_UNSPECIFIED,
         )

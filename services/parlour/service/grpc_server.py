@@ -34,26 +34,11 @@ from parlour.engine.errors import (
     UnknownGame,
 )
 from parlour.engine.registry import GameInfo, all_games, get_game
-from parlour.service import auth, convert, limits, metrics
+from parlour.service import auth, convert, errors, limits, metrics
 from parlour.service.app import Credentials, GameService, MoveSpec, SeatChoice
 from parlour.service.bots import DEFAULT_LEASE_SECONDS, BotTurns
 from parlour.service.database import open_store, upgrade_head
 from parlour.service.domain import TableStatus
-from parlour.service.errors import (
-    MAX_MESSAGE,
-    AheadOfTable,
-    BadRequest,
-    LostRace,
-    MissingToken,
-    RequestIdReused,
-    ShuttingDown,
-    StaleVersion,
-    TableNotFound,
-    TurnLeased,
-    WrongTableState,
-    WrongToken,
-    shorten,
-)
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.observe import ObservingInterceptor
 from parlour.service.reflection import enable_reflection
@@ -101,27 +86,27 @@ SERVICE_NAMES = (
 
 
 _CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
-    (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (errors.BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
     (MalformedAction, grpc.StatusCode.INVALID_ARGUMENT),
     (InvalidOptions, grpc.StatusCode.INVALID_ARGUMENT),
     (BadDeck, grpc.StatusCode.INVALID_ARGUMENT),
-    (TableNotFound, grpc.StatusCode.NOT_FOUND),
+    (errors.TableNotFound, grpc.StatusCode.NOT_FOUND),
     (UnknownTable, grpc.StatusCode.NOT_FOUND),
     (UnknownGame, grpc.StatusCode.NOT_FOUND),
     (IllegalAction, grpc.StatusCode.FAILED_PRECONDITION),
     (NotYourTurn, grpc.StatusCode.FAILED_PRECONDITION),
     (GameOver, grpc.StatusCode.FAILED_PRECONDITION),
-    (WrongTableState, grpc.StatusCode.FAILED_PRECONDITION),
-    (StaleVersion, grpc.StatusCode.ABORTED),
-    (LostRace, grpc.StatusCode.ABORTED),
-    (TurnLeased, grpc.StatusCode.ABORTED),
+    (errors.WrongTableState, grpc.StatusCode.FAILED_PRECONDITION),
+    (errors.StaleVersion, grpc.StatusCode.ABORTED),
+    (errors.LostRace, grpc.StatusCode.ABORTED),
+    (errors.TurnLeased, grpc.StatusCode.ABORTED),
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
     (DuplicateRequest, grpc.StatusCode.ABORTED),
-    (RequestIdReused, grpc.StatusCode.ALREADY_EXISTS),
-    (AheadOfTable, grpc.StatusCode.OUT_OF_RANGE),
-    (MissingToken, grpc.StatusCode.UNAUTHENTICATED),
-    (WrongToken, grpc.StatusCode.PERMISSION_DENIED),
-    (ShuttingDown, grpc.StatusCode.UNAVAILABLE),
+    (errors.RequestIdReused, grpc.StatusCode.ALREADY_EXISTS),
+    (errors.AheadOfTable, grpc.StatusCode.OUT_OF_RANGE),
+    (errors.MissingToken, grpc.StatusCode.UNAUTHENTICATED),
+    (errors.WrongToken, grpc.StatusCode.PERMISSION_DENIED),
+    (errors.ShuttingDown, grpc.StatusCode.UNAVAILABLE),
     # The database is down or overloaded: a retry elsewhere or later may work.
     (StoreUnavailable, grpc.StatusCode.UNAVAILABLE),
 )
@@ -131,21 +116,21 @@ def status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
     """The status code and message a client receives for ``error`` (never over
     MAX_MESSAGE characters: inputs are quoted short, and anything longer is cut)."""
     code, message = _status_for(error)
-    if len(message) > MAX_MESSAGE:
-        message = message[: MAX_MESSAGE - 3] + "..."
+    if len(message) > errors.MAX_MESSAGE:
+        message = message[: errors.MAX_MESSAGE - 3] + "..."
     return code, message
 
 
 def _status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
     for kind, code in _CODES:
         if isinstance(error, kind):
-            if isinstance(error, ShuttingDown):
+            if isinstance(error, errors.ShuttingDown):
                 return code, str(error)
             if code is grpc.StatusCode.UNAVAILABLE:
                 log.warning("database unavailable: %s", error)
                 return code, "the game database is unavailable; retry shortly"
             if isinstance(error, UnknownTable):
-                return code, f"no such table: {shorten(str(error))}"
+                return code, f"no such table: {errors.shorten(str(error))}"
             if isinstance(error, ConcurrencyConflict | DuplicateRequest):
                 return code, "another move was applied first; fetch the view and retry"
             return code, str(error)
@@ -240,7 +225,7 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
         self, request: catalogue_pb2.GetGameRequest, context: Context
     ) -> catalogue_pb2.GetGameResponse:
         if not request.game:
-            raise BadRequest("game is required")
+            raise errors.BadRequest("game is required")
         return self._games[get_game(request.game).id]  # get_game names an unknown game
 
     def _info(self, info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
@@ -355,7 +340,7 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
         elif which == "action":
             move = convert.action_from_proto(request.action)
         else:
-            raise BadRequest("set legal_action_id or action")
+            raise errors.BadRequest("set legal_action_id or action")
         snap = await self.app.act(
             request.table_id,
             request.seat,

@@ -194,6 +194,18 @@ class AppendRefused(Exception):
 
 
 @dataclass(frozen=True)
+class TableQuery:
+    """Which tables a listing wants: at most ``limit``, optionally only those with this
+    status and/or game, and only those after ``after`` = (created_at, table_id) in the
+    listing's order (the keyset cursor of a page)."""
+
+    status: TableStatus | None = None
+    game: str | None = None
+    limit: int = 100
+    after: tuple[datetime, str] | None = None
+
+
+@dataclass(frozen=True)
 class PendingAppend:
     """An append as an implementation writes it: the events in their stored form."""
 
@@ -344,15 +356,8 @@ class EventStore(ABC):
         """The table with its seats; :class:`UnknownTable` if there is none."""
 
     @abstractmethod
-    async def list_tables(
-        self,
-        status: TableStatus | None = None,
-        game: str | None = None,
-        limit: int = 100,
-        after: tuple[datetime, str] | None = None,
-    ) -> list[TableRow]:
-        """Tables, newest first (ties by id), optionally only those with this status
-        and/or game, and only those after ``after`` = (created_at, table_id) in that order."""
+    async def list_tables(self, query: TableQuery = TableQuery()) -> list[TableRow]:
+        """The tables ``query`` asks for, newest first (ties by id)."""
 
     async def claim_bot_turn(
         self, worker_id: str, lease_seconds: float, candidates: list[Turn]

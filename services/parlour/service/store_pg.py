@@ -45,6 +45,7 @@ from parlour.service.store import (
     SeatRow,
     StoredEvent,
     StoreUnavailable,
+    TableQuery,
     TableRow,
     Turn,
     TurnRow,
@@ -343,20 +344,14 @@ class PostgresEventStore(EventStore):
             raise UnknownTable(table_id)
         return _table(row)
 
-    async def list_tables(
-        self,
-        status: TableStatus | None = None,
-        game: str | None = None,
-        limit: int = 100,
-        after: tuple[datetime, str] | None = None,
-    ) -> list[TableRow]:
-        created, after_id = after if after is not None else (None, None)
+    async def list_tables(self, query: TableQuery = TableQuery()) -> list[TableRow]:
+        created, after_id = query.after if query.after is not None else (None, None)
         params = {
-            "status": None if status is None else str(status),
-            "game": game,
+            "status": None if query.status is None else str(query.status),
+            "game": query.game,
             "created": created,
             "after_id": after_id,
-            "limit": limit,
+            "limit": query.limit,
         }
         return [_table(row) for row in await self._fetch(_LIST_TABLES, params)]
 

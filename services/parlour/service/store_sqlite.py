@@ -30,6 +30,7 @@ from parlour.service.store import (
     EventStore,
     SeatRow,
     StoredEvent,
+    TableQuery,
     TableRow,
     UnknownTable,
     aware,
@@ -237,27 +238,21 @@ class SqliteEventStore(EventStore):
             raise UnknownTable(table_id)
         return found[0]
 
-    async def list_tables(
-        self,
-        status: TableStatus | None = None,
-        game: str | None = None,
-        limit: int = 100,
-        after: tuple[datetime, str] | None = None,
-    ) -> list[TableRow]:
-        query = sa.select(tables).order_by(tables.c.created_at.desc(), tables.c.table_id)
-        if status is not None:
-            query = query.where(tables.c.status == str(status))
-        if game is not None:
-            query = query.where(tables.c.game == game)
-        if after is not None:
-            created, table_id = after
-            query = query.where(
+    async def list_tables(self, query: TableQuery = TableQuery()) -> list[TableRow]:
+        select = sa.select(tables).order_by(tables.c.created_at.desc(), tables.c.table_id)
+        if query.status is not None:
+            select = select.where(tables.c.status == str(query.status))
+        if query.game is not None:
+            select = select.where(tables.c.game == query.game)
+        if query.after is not None:
+            created, table_id = query.after
+            select = select.where(
                 sa.or_(
                     tables.c.created_at < created,
                     sa.and_(tables.c.created_at == created, tables.c.table_id > table_id),
                 )
             )
-        return await self._call(self._load_tables, query.limit(limit))
+        return await self._call(self._load_tables, select.limit(query.limit))
 
     def _load_tables(self, query: sa.Select[Any]) -> list[TableRow]:
         with self._reader.connect() as conn:
