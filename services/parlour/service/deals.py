@@ -108,9 +108,7 @@ class DealCheckFailed(Exception):
 
     def __init__(self, what: str, expected: str, got: str) -> None:
         super().__init__(f"{what}: expected {expected}, got {got}")
-        self.what = what
-        self.expected = expected
-        self.got = got
+        self.what, self.expected, self.got = what, expected, got
 
 
 @dataclass

@@ -196,6 +196,18 @@ def credentials(context: Context) -> Credentials:
     )
 
 
+class _OverApp:
+    """A servicer over the application layer."""
+
+    def __init__(self, app: GameService) -> None:
+        self.app = app
+
+
+def _optional_seat(request: Any) -> int | None:
+    """The request's seat, or None for a spectator (the field is not set)."""
+    return int(request.seat) if request.HasField("seat") else None
+
+
 class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
     """CatalogueService: the games and their option schemas (straight from the registry).
 
@@ -234,11 +246,8 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
         return message
 
 
-class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
+class LobbyServicer(_OverApp, lobby_pb2_grpc.LobbyServiceServicer):
     """LobbyService over :class:`GameService`."""
-
-    def __init__(self, app: GameService) -> None:
-        self.app = app
 
     @unary
     async def HostTable(
@@ -292,7 +301,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context
     ) -> lobby_pb2.JoinTableResponse:
-        seat = request.seat if request.HasField("seat") else None
+        seat = _optional_seat(request)
         joined = await self.app.join(
             request.table_id, request.player_name, seat, entropy=request.entropy
         )
@@ -315,17 +324,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         return lobby_pb2.StartTableResponse(table=convert.table(row))
 
 
-class PlayServicer(play_pb2_grpc.PlayServiceServicer):
+class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
     """PlayService over :class:`GameService`."""
-
-    def __init__(self, app: GameService) -> None:
-        self.app = app
 
     @unary
     async def GetView(
         self, request: play_pb2.GetViewRequest, context: Context
     ) -> play_pb2.GetViewResponse:
-        seat = request.seat if request.HasField("seat") else None
+        seat = _optional_seat(request)
         snap = await self.app.view(request.table_id, seat, credentials(context))
         return play_pb2.GetViewResponse(
             version=snap.version, view=convert.any_view(snap.view, snap.table, seat, snap)
@@ -371,7 +377,7 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
     async def Watch(
         self, request: play_pb2.WatchRequest, context: Context
     ) -> AsyncIterator[play_pb2.WatchResponse]:
-        seat = request.seat if request.HasField("seat") else None
+        seat = _optional_seat(request)
         updates = self.app.watch(request.table_id, seat, credentials(context), request.from_version)
         async for snap in updates:
             yield play_pb2.WatchResponse(
@@ -450,17 +456,14 @@ def replay_response(log: ReplayLog) -> replay_pb2.GetReplayResponse:
     )
 
 
-class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
+class ReplayServicer(_OverApp, replay_pb2_grpc.ReplayServiceServicer):
     """ReplayService over :class:`GameService` and the store."""
-
-    def __init__(self, app: GameService) -> None:
-        self.app = app
 
     @unary
     async def GetReplay(
         self, request: replay_pb2.GetReplayRequest, context: Context
     ) -> replay_pb2.GetReplayResponse:
-        seat = request.seat if request.HasField("seat") else None
+        seat = _optional_seat(request)
         log = await get_replay(self.app, request.table_id, seat, credentials(context))
         return replay_response(log)
 
