@@ -119,6 +119,10 @@ def setup_logging(args: argparse.Namespace) -> None:
     """Log to stderr at ``--log-level``; grpc's and the libraries' own DEBUG stays quiet."""
     handler = BufferedStderrHandler()
     handler.setFormatter(JsonFormatter() if args.log_json else TextFormatter())
+    # What no format here shows is not gathered per record (the logging HOWTO's
+    # "Optimization"): the caller's frame, the thread and the process.
+    logging._srcfile = None
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(max(logging.INFO, getattr(logging, args.log_level)))
