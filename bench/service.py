@@ -105,6 +105,7 @@ class CpuShare:
     def __init__(self, server: Child, url: sa.URL) -> None:
         self.server, self.url = server, url
         self.start = self._sample()
+        self.start_stat = machine_times()
 
     def _backends(self) -> list[int]:
         with psycopg.connect(libpq(self.url), autocommit=True) as conn:
@@ -123,6 +124,12 @@ class CpuShare:
         backends = {pid: cpu_seconds(pid) for pid in self._backends()}
         return time.perf_counter(), self.server.cpu_seconds(), times.user + times.system, backends
 
+    def steal(self) -> float:
+        """The share of the machine's CPU time the hypervisor gave to other guests since
+        construction (on a shared virtual machine, what makes CPU figures move)."""
+        (busy0, steal0), (busy1, steal1) = self.start_stat, machine_times()
+        return (steal1 - steal0) / max(1, busy1 - busy0)
+
     def cores(self) -> tuple[float, float, float]:
         """Cores used since construction by (the service, the clients, Postgres)."""
         wall0, server0, self0, backends0 = self.start
@@ -133,6 +140,13 @@ class CpuShare:
         )
         elapsed = wall1 - wall0
         return (server1 - server0) / elapsed, (self1 - self0) / elapsed, postgres / elapsed
+
+
+def machine_times() -> tuple[int, int]:
+    """(all CPU time, stolen CPU time) of the machine so far, in ticks (/proc/stat)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        ticks = [int(n) for n in stat.readline().split()[1:9]]
+    return sum(ticks), ticks[7]
 
 
 @contextmanager
@@ -351,6 +365,7 @@ class Level:
     tally: Tally
     cores: tuple[float, float, float]  # service, clients, postgres
     connections: int  # held by the replica at the end of the level
+    steal: float  # the share of the machine's CPU time stolen by other guests meanwhile
 
     def service_ms(self) -> float:
         """The service's CPU ms per Act (its GetViews included)."""
@@ -366,14 +381,14 @@ class Level:
             f" {quantile(tally.act_ms, 0.5):7.2f} {quantile(tally.act_ms, 0.99):7.2f}"
             f" {quantile(tally.view_ms, 0.5):8.2f} {service_ms:6.2f}"
             f" {self.cores[0]:8.2f} {self.cores[1]:7.2f} {self.cores[2]:8.2f}"
-            f" {tally.games_finished:5d} {self.connections:5d}"
+            f" {tally.games_finished:5d} {self.connections:5d} {self.steal * 100:5.0f}%"
         )
 
 
 HEADER = (
     f"{'in flight':>9} {'acts/s':>7} {'x empty':>7} {'views/s':>7} {'act p50':>7}"
     f" {'act p99':>7} {'view p50':>8} {'ms/act':>6} {'service':>8} {'clients':>7}"
-    f" {'postgres':>8} {'games':>5} {'conns':>5}"
+    f" {'postgres':>8} {'games':>5} {'conns':>5} {'steal':>6}"
 )
 LEGEND = """\
   acts/s: Act calls per second; views/s: GetView calls per second (a seat fetches
@@ -381,7 +396,9 @@ LEGEND = """\
   CPU ms per Act, its GetViews and table setup included; service / clients /
   postgres: cores used by the service process, the client process (this one)
   and the Postgres backends of the scratch database; conns: connections the
-  replica holds to its database (its pool and its LISTEN connection)"""
+  replica holds to its database (its pool and its LISTEN connection); steal: the
+  share of the machine's CPU time a hypervisor gave to other guests meanwhile (CPU
+  figures are not comparable across runs with much of it: see make bench-act-cost)"""
 
 
 def load_average() -> str:
@@ -433,7 +450,9 @@ def main() -> int:
                 rate, tally = asyncio.run(
                     load(server.address, level, args.seconds, args.view_every_move)
                 )
-                results[level] = Level(level, rate, tally, share.cores(), share.connections())
+                results[level] = Level(
+                    level, rate, tally, share.cores(), share.connections(), share.steal()
+                )
             if args.growth_games:
                 first, last, moves = asyncio.run(wizard_growth(server.address, args.growth_games))
         # the floor once more, so that a machine busier at one end cannot flatter the ratio
