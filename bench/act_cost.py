@@ -6,8 +6,9 @@ counts the instructions the service process executes instead: the same for
 the same code and the same moves, whatever else runs. It starts ``parlour
 serve`` under ``valgrind --tool=callgrind`` on a scratch Postgres database,
 warms it up, then plays a fixed, seeded sequence of random legal moves at one
-move in flight (the same client loop as the benchmark: a seat fetches its view
-unless its own last Act answered it), an equal number in each game, new
+move in flight (the same client loop as the benchmark: a seat fetches its view,
+at least at the version the last answer named, unless its own last Act
+answered it), an equal number in each game, new
 tables included, and prints the instructions per Act (its GetViews included).
 
 Run with ``.venv/bin/python bench/act_cost.py [--moves 400]`` (``make
@@ -52,7 +53,7 @@ async def play_moves(address: str, per_game: int, seed: int) -> tuple[int, int]:
                 while to_act and played < per_game:
                     if holder not in to_act:
                         holder = rng.choice(to_act)
-                        current = await table[holder].view()
+                        current = await table[holder].view(min_version=current.version)
                         views += 1
                     choice = rng.choice(current.view.legal_actions)
                     current = await table[holder].act(choice.id, expected_version=current.version)

@@ -5,9 +5,10 @@ serve`` on it as a separate process, and for 1, 16 and 64 games in flight
 plays random legal moves for a fixed time from this (the client) process:
 each move is an Act by legal-action id, preceded by a GetView of the seat to
 act unless that seat's own last Act answered its view (a seat still to act:
-a Hearts pass, a Crazy 8s draw...). Prints Act and GetView calls per second,
-p50/p99 Act latency, the service's CPU per Act and the cores used by the
-service, the clients and Postgres.
+a Hearts pass, a Crazy 8s draw...). The GetView names the version the last
+answer had as its min_version, as a client told of a move by Watch does.
+Prints Act and GetView calls per second, p50/p99 Act latency, the service's
+CPU per Act and the cores used by the service, the clients and Postgres.
 
 Beside it, in the same run, the raw floors it is compared with:
   * an empty gRPC unary call (grpc.aio, 64 in flight: the health Check of a
@@ -291,7 +292,8 @@ async def play(
             if view_every_move or holder not in to_act:
                 holder = rng.choice(to_act)
                 t0 = time.perf_counter()
-                current = await table[holder].view()
+                # at least the version the last answer named (as a Watch event would)
+                current = await table[holder].view(min_version=current.version)
                 tally.view_ms.append((time.perf_counter() - t0) * 1000)
             choice = rng.choice(current.view.legal_actions)
             t1 = time.perf_counter()

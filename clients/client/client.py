@@ -409,12 +409,21 @@ class ParlourClient:
         return tokens(worker_token=self.worker_token, worker_id=self.worker_id)
 
     async def get_view(
-        self, table_id: str, seat: int | None = None, seat_token: str | None = None
+        self,
+        table_id: str,
+        seat: int | None = None,
+        seat_token: str | None = None,
+        *,
+        min_version: int | None = None,
     ) -> play_pb2.GetViewResponse:
-        """The view of ``seat`` (its token needed), or the spectator view when seat is None."""
+        """The view of ``seat`` (its token needed), or the spectator view when seat is None;
+        with ``min_version`` (a version a Watch event or an Act answer named), a view at
+        that version or later, which the service may answer without reading its store."""
         request = play_pb2.GetViewRequest(table_id=table_id)
         if seat is not None:
             request.seat = seat
+        if min_version is not None:
+            request.min_version = min_version
         metadata = self._seat_metadata(seat, seat_token)
         return await self._call(
             lambda s: s.play.GetView(request, metadata=metadata, timeout=self.timeout),
@@ -557,8 +566,10 @@ class Seat:
     seat: int
     token: str | None = field(repr=False)
 
-    async def view(self) -> play_pb2.GetViewResponse:
-        return await self.client.get_view(self.table_id, self.seat, self.token)
+    async def view(self, *, min_version: int | None = None) -> play_pb2.GetViewResponse:
+        return await self.client.get_view(
+            self.table_id, self.seat, self.token, min_version=min_version
+        )
 
     async def act(
         self,

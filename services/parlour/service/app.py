@@ -689,15 +689,29 @@ class GameService:
 
     # -- play ----------------------------------------------------------------------------
 
-    async def view(self, table_id: str, seat: int | None, credentials: Credentials) -> Snapshot:
-        """The view of ``seat`` (None: a spectator) at the table's latest version."""
+    async def view(
+        self,
+        table_id: str,
+        seat: int | None,
+        credentials: Credentials,
+        min_version: int | None = None,
+    ) -> Snapshot:
+        """The view of ``seat`` (None: a spectator) at the table's latest version; with
+        ``min_version``, at that version or later: the cached fold when it is that
+        recent (no read), else the store's latest. :class:`AheadOfTable` if the
+        table has not reached ``min_version``."""
         table = await self._table(table_id)
         if seat is not None:
             self._check_seat(table, seat, credentials, await self._away(table, credentials, seat))
         if table.status in (TableStatus.OPEN, TableStatus.EXPIRED):
-            return await self._lobby_snapshot(table)
+            snap = await self._lobby_snapshot(table)
+            _check_reached(table_id, snap.version, min_version)
+            return snap
         async with self._lock(table_id):
-            folded, _ = await self._refresh(table_id)
+            folded = self._states.get(table_id)
+            if folded is None or min_version is None or folded.seq < min_version:
+                folded, _ = await self._refresh(table_id)
+            _check_reached(table_id, folded.seq, min_version)
             state = _started(folded, table_id)
             return _snapshot(folded, table, state.view(seat))
 
@@ -996,6 +1010,14 @@ def _same_request(
     except EngineError:
         return False
     return str(action) == str(Action.parse(str(first.payload["action"])))
+
+
+def _check_reached(table_id: str, version: int, min_version: int | None) -> None:
+    if min_version is not None and min_version > version:
+        raise AheadOfTable(
+            f"min_version {min_version} is ahead of table {table_id}, which is at version "
+            f"{version}; ask for a version you were told of"
+        )
 
 
 def _bot_turn(turns: Sequence[TurnRow]) -> bool:

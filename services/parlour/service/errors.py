@@ -71,4 +71,4 @@ class RequestIdReused(ServiceError):
 
 
 class AheadOfTable(ServiceError):
-    """A Watch asked to resume from a version the table has not reached."""
+    """A Watch asked to resume from, or a GetView for, a version the table has not reached."""

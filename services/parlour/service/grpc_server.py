@@ -332,7 +332,8 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
         self, request: play_pb2.GetViewRequest, context: Context
     ) -> play_pb2.GetViewResponse:
         seat = _optional_seat(request)
-        snap = await self.app.view(request.table_id, seat, credentials(context))
+        least = request.min_version if request.HasField("min_version") else None
+        snap = await self.app.view(request.table_id, seat, credentials(context), least)
         return play_pb2.GetViewResponse(
             version=snap.version, view=convert.any_view(snap.view, snap.table, seat, snap)
         )

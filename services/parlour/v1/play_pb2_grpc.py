@@ -66,7 +66,8 @@ class PlayServiceServicer:
         Metadata: "x-parlour-seat-token" when `seat` is set.
         Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
         out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token
-        (a worker token for a person's seat is PERMISSION_DENIED).
+        (a worker token for a person's seat is PERMISSION_DENIED); OUT_OF_RANGE
+        a min_version the table has not reached.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -96,7 +96,8 @@ class PlayServiceStub:
     Metadata: "x-parlour-seat-token" when `seat` is set.
     Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
     out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token
-    (a worker token for a person's seat is PERMISSION_DENIED).
+    (a worker token for a person's seat is PERMISSION_DENIED); OUT_OF_RANGE
+    a min_version the table has not reached.
     """
     Act: _grpc.UnaryUnaryMultiCallable[_play_pb2.ActRequest, _play_pb2.ActResponse]
     """Take an action for a seat. Applied at most once per request_id.
@@ -152,7 +153,8 @@ class PlayServiceAsyncStub(PlayServiceStub):
     Metadata: "x-parlour-seat-token" when `seat` is set.
     Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
     out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token
-    (a worker token for a person's seat is PERMISSION_DENIED).
+    (a worker token for a person's seat is PERMISSION_DENIED); OUT_OF_RANGE
+    a min_version the table has not reached.
     """
     Act: _aio.UnaryUnaryMultiCallable[_play_pb2.ActRequest, _play_pb2.ActResponse]  # type: ignore[assignment]
     """Take an action for a seat. Applied at most once per request_id.
@@ -211,7 +213,8 @@ class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
         Metadata: "x-parlour-seat-token" when `seat` is set.
         Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
         out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token
-        (a worker token for a person's seat is PERMISSION_DENIED).
+        (a worker token for a person's seat is PERMISSION_DENIED); OUT_OF_RANGE
+        a min_version the table has not reached.
         """
 
     @_abc_1.abstractmethod
