@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import random
 import re
@@ -32,7 +33,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).parent))
-from service import DEFAULT_ADMIN_URL, GAMES, new_table, process, scratch_database
+from service import DEFAULT_ADMIN_URL, GAMES, Tally, play, process, scratch_database
 
 from parlour.client import ParlourClient
 
@@ -40,27 +41,11 @@ from parlour.client import ParlourClient
 async def play_moves(address: str, per_game: int, seed: int) -> tuple[int, int]:
     """Play ``per_game`` moves of each game (new tables as games end); (acts, views)."""
     rng = random.Random(seed)
-    acts = views = 0
+    tally = Tally()
     async with ParlourClient(address) as client:
-        for game, seats in GAMES:
-            played = 0
-            while played < per_game:
-                table = await new_table(client, game, seats)
-                current = await table[0].view()
-                views += 1
-                holder = 0
-                to_act = list(current.view.to_act)
-                while to_act and played < per_game:
-                    if holder not in to_act:
-                        holder = rng.choice(to_act)
-                        current = await table[holder].view(min_version=current.version)
-                        views += 1
-                    choice = rng.choice(current.view.legal_actions)
-                    current = await table[holder].act(choice.id, expected_version=current.version)
-                    played += 1
-                    to_act = list(current.view.to_act)
-            acts += played
-    return acts, views
+        for index in range(len(GAMES)):
+            await play(client, index, math.inf, tally, rng, moves=len(tally.act_ms) + per_game)
+    return len(tally.act_ms), len(tally.view_ms)
 
 
 def dump(pid: int, files: Path, count: int) -> Path:
@@ -107,7 +92,10 @@ def main() -> int:
             acts, views = asyncio.run(play_moves(server.address, per_game, args.seed))
             measured = dump(server.pid, files, 2)
             instructions = total_instructions(measured)
-            print(f"moves: {acts} Acts and {views} GetViews ({per_game} Acts of each game)")
+            print(
+                f"moves: {acts} Acts ({per_game} of each game) and {views} GetViews"
+                " (besides each new table's first)"
+            )
             print(
                 f"service instructions per Act, its GetViews and new tables included: "
                 f"{instructions / acts / 1e6:.2f} million"

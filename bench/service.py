@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import random
 import signal
@@ -275,20 +276,26 @@ async def play(
     tally: Tally,
     rng: random.Random,
     view_every_move: bool = False,
+    moves: float = math.inf,
 ) -> None:
-    """Play games back to back until the deadline, timing every GetView and Act.
+    """Play games back to back until the deadline (or ``moves`` Acts), timing every
+    GetView and Act.
 
     Like a seat's own client, a seat that has just acted and is still to act
     (a Hearts pass, a Crazy 8s draw, ...) moves on from the view its Act
     answered; any other seat first fetches its view with GetView.
     """
-    while time.perf_counter() < deadline:
+
+    def going() -> bool:
+        return time.perf_counter() < deadline and len(tally.act_ms) < moves
+
+    while going():
         game, seats = GAMES[index % len(GAMES)]
         table = await new_table(client, game, seats)
         current: Any = await table[0].view()
         holder = 0  # the seat whose view `current` is
         to_act = list(current.view.to_act)
-        while to_act and time.perf_counter() < deadline:
+        while to_act and going():
             if view_every_move or holder not in to_act:
                 holder = rng.choice(to_act)
                 t0 = time.perf_counter()

@@ -942,11 +942,7 @@ class GameService:
             async with self._lock(table.table_id):
                 folded, _ = await self._refresh(table.table_id)
                 latest = folded.seq
-        if version > latest:
-            raise AheadOfTable(
-                f"from_version {version} is ahead of table {table.table_id}, which is at "
-                f"version {latest}; watch from a version you received (or from 0)"
-            )
+        _check_reached(table.table_id, latest, version, "from_version")
 
     async def _changes_since(
         self, table_id: str, seat: int | None, sent: int
@@ -1012,11 +1008,14 @@ def _same_request(
     return str(action) == str(Action.parse(str(first.payload["action"])))
 
 
-def _check_reached(table_id: str, version: int, min_version: int | None) -> None:
-    if min_version is not None and min_version > version:
+def _check_reached(
+    table_id: str, latest: int, asked: int | None, field: str = "min_version"
+) -> None:
+    """Refuse a version (``field`` of the request) that the table has not reached."""
+    if asked is not None and asked > latest:
         raise AheadOfTable(
-            f"min_version {min_version} is ahead of table {table_id}, which is at version "
-            f"{version}; ask for a version you were told of"
+            f"{field} {asked} is ahead of table {table_id}, which is at version {latest}; "
+            "name a version you received (or 0)"
         )
 
 
