@@ -1,8 +1,10 @@
 """Replay benchmark: how fast a game is rebuilt from its event log.
 
 For each game, logs of random full games in the service's own format (the
-current schema versions, a chained digest on every deal and action) are replayed
-with ``parlour.replay``: events per second with every digest checked, and
+current schema versions, a chained digest on every deal and action, every deal
+committed with its salt revealed) are replayed
+with ``parlour.replay``: events per second with every digest and every deal's
+commitment checked, and
 without checks (the bare fold). Then the time to rebuild one full six-player
 Wizard game (every round, 60 cards): in process, checked and unchecked, and
 in a fresh process from an exported file (``parlour replay --file
@@ -27,6 +29,8 @@ from typing import Any
 
 from parlour.engine.registry import get_game
 from parlour.replay import replay, write_log
+from parlour.service import deals
+from parlour.service.events import CardsDealt
 from parlour.service.fold import Folded
 from parlour.service.store import StoredEvent
 from parlour.service.upcast import current_version
@@ -73,7 +77,11 @@ def recorded_game(game: str, seats: int, options: dict[str, Any], seed: int) -> 
             deck = list(cards)
             rng.shuffle(deck)
             state.deal(deck)
-            payload: dict[str, Any] = {"cards": [str(card) for card in deck]}
+            codes = tuple(str(card) for card in deck)
+            salt = f"{rng.getrandbits(256):064x}"  # committed, as the service deals
+            dealt = CardsDealt(codes, folded.deals, salt, deals.commitment(codes, salt))
+            folded.deals += 1
+            payload = dealt.payload()
             record("CardsDealt", payload, folded.digest_next("CardsDealt", payload))
             continue
         seat = state.to_act()[0]
@@ -105,8 +113,8 @@ def events_per_second(games: int) -> None:
     for game, (seats, options) in SETTINGS.items():
         logs = [recorded_game(game, seats, options, seed) for seed in range(games)]
         count = sum(len(log) for log in logs)
-        checked = sum(rebuild(log, True, repeats=3) for log in logs)
-        bare = sum(rebuild(log, False, repeats=3) for log in logs)
+        checked = sum(rebuild(log, True, repeats=5) for log in logs)
+        bare = sum(rebuild(log, False, repeats=5) for log in logs)
         print(
             f"  {game:<9} {seats:>5} {count / games:>12.0f} "
             f"{count / checked:>10,.0f} {count / bare:>10,.0f}"

@@ -214,12 +214,10 @@ def _apply(folded: Folded, event: StoredEvent) -> None:
     """Fold one event, turning every refusal into a ReplayError naming it."""
     state = folded.state
     try:
-        if event.type == CARDS_DEALT and state is not None:
-            _check_deck(event, state)
         folded.apply(event)
-    except ReplayError:
-        raise
     except EngineError as error:
+        if event.type == CARDS_DEALT and state is not None:
+            _check_deck(event, state)  # the engine refused the deck unchanged: name the cards
         raise ReplayError(
             event.seq, event.type, "an event the rules allow", str(error), _what(event)
         ) from None
@@ -233,7 +231,8 @@ def _apply(folded: Folded, event: StoredEvent) -> None:
 
 
 def _check_deck(event: StoredEvent, state: GameState) -> None:
-    """Name the card(s) a tampered deck gets wrong (the engine only says it is wrong)."""
+    """Name the card(s) a tampered deck gets wrong (the engine only says it is wrong);
+    called once the engine refused it, on the state it left unchanged."""
     wanted = state.chance()
     if wanted is None:
         return  # the engine's own refusal ("no deal is due now") says it best

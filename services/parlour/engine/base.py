@@ -100,7 +100,8 @@ class GameState(ABC):
         if wanted is None:
             raise BadDeck("deal", "no deal is due now")
         given = tuple(deck)
-        if sorted(given) != list(wanted):
+        # the same order as sorting the cards, on their dense indexes (no Python __lt__)
+        if sorted(card.index for card in given) != [card.index for card in wanted]:
             raise BadDeck(
                 "deal",
                 f"the deck must be a shuffle of the {len(wanted)} cards asked for "
@@ -130,7 +131,8 @@ class GameState(ABC):
 
     def apply(self, seat: int, action: Action) -> None:
         """Validate and apply ``action`` by ``seat``."""
-        self.check_turn(seat, str(action))
+        if self.is_over or not 0 <= seat < self.seats or seat not in self.to_act():
+            self.check_turn(seat, str(action))  # raises, naming the action
         self._apply(seat, action)
 
     def check_turn(self, seat: int, doing: str = "act") -> None:

@@ -87,7 +87,17 @@ class Folded:
         event = upcast(event)  # old schema versions are read as the current one
         payload = event.payload
         kind = event.type
-        if kind == TABLE_HOSTED:
+        if kind == ACTION_TAKEN:  # the most frequent first
+            assert self.state is not None, "action before the game started"
+            seat = int(payload["seat"])
+            self.state.apply(seat, parse_action(payload["action"]))
+            self.clock.track(self.state.to_act(), event.created_at, acted=seat)
+        elif kind == CARDS_DEALT:
+            assert self.state is not None, "cards dealt before the game started"
+            self.state.deal([Card.parse(code) for code in payload["cards"]])
+            self.deals += 1
+            self.clock.track(self.state.to_act(), event.created_at)
+        elif kind == TABLE_HOSTED:
             self.setup = dict(payload)
             self.clock = TurnClock.of(payload.get("clock"))
         elif kind == SEAT_TAKEN:
@@ -99,16 +109,6 @@ class Folded:
                 self.setup["game"], int(self.setup["seats"]), self.setup.get("options") or {}
             )
             self.contributions = [str(value) for value in payload.get("contributions") or ()]
-        elif kind == CARDS_DEALT:
-            assert self.state is not None, "cards dealt before the game started"
-            self.state.deal([Card.parse(code) for code in payload["cards"]])
-            self.deals += 1
-            self.clock.track(self.state.to_act(), event.created_at)
-        elif kind == ACTION_TAKEN:
-            assert self.state is not None, "action before the game started"
-            seat = int(payload["seat"])
-            self.state.apply(seat, parse_action(payload["action"]))
-            self.clock.track(self.state.to_act(), event.created_at, acted=seat)
         elif kind == SEAT_AWAY:
             self.clock.went_away(int(payload["seat"]))
         elif kind == SEAT_RETURNED:
