@@ -11,7 +11,8 @@ $(BIN)/python:
 
 # setup.py compiles these with mypyc in place: an edit of one rebuilds it on the next make.
 # The old builds are unlinked first, not overwritten: a running process keeps what it loaded.
-COMPILED := services/parlour/engine/hearts.py services/parlour/ai/hearts_search.py \
+COMPILED := services/parlour/engine/hearts.py services/parlour/engine/wizard.py \
+	services/parlour/engine/kaiser.py services/parlour/engine/crazy8s.py services/parlour/ai/hearts_search.py \
 	services/parlour/ai/wizard_search.py services/parlour/ai/crazy8s_search.py
 
 $(STAMP): pyproject.toml setup.py $(COMPILED) | $(BIN)/python

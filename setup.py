@@ -21,6 +21,9 @@ from setuptools import setup
 #: beside it in its package, where an editable install finds it.
 COMPILED = [
     "services/parlour/engine/hearts.py",
+    "services/parlour/engine/wizard.py",
+    "services/parlour/engine/kaiser.py",
+    "services/parlour/engine/crazy8s.py",
     "services/parlour/ai/hearts_search.py",
     "services/parlour/ai/wizard_search.py",
     "services/parlour/ai/crazy8s_search.py",

@@ -10,7 +10,9 @@ in the view agree with the engine.
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import random
 from collections import Counter
 
@@ -109,3 +111,30 @@ def play_one(game_id: str, seats: int, seed: int, check_every_view: bool) -> Non
 def test_random_playouts(game_id: str, seats: int) -> None:
     for n in range(GAMES_PER_SEAT_COUNT):
         play_one(game_id, seats, seed=n * 7919 + seats, check_every_view=n < VIEW_CHECKED_GAMES)
+
+
+@pytest.mark.parametrize("game_id", list(GAME_MODULES))
+def test_a_state_in_play_clones_copies_and_pickles_to_an_independent_equal_state(
+    game_id: str,
+) -> None:
+    """clone(), copy.deepcopy and pickle give the same position, which then plays on
+    apart from the original (the engines compiled by mypyc as much as in pure Python)."""
+    rng = random.Random(7)
+    info = get_game(game_id)
+    state = info.new(info.min_seats, {})
+    for _ in range(25):  # into the first hand: dealt, and some moves made
+        deck = state.chance()
+        if deck is not None:
+            shuffled = list(deck)
+            rng.shuffle(shuffled)
+            state.deal(shuffled)
+            continue
+        seat = state.to_act()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    before = state.snapshot()
+    for twin in (state.clone(), copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
+        assert type(twin) is type(state) and twin.snapshot() == before
+        assert twin.digest() == state.digest()
+        seat = twin.to_act()[0]
+        twin.apply(seat, twin.legal_actions(seat)[0])
+        assert twin.snapshot() != before and state.snapshot() == before

@@ -76,11 +76,13 @@ class CrazyEights(GameState):
 
     def __init__(
         self,
-        seats: int,
+        seats: int = MIN_SEATS,
         hand_size: str = "standard",
         draw_until_playable: bool = True,
         rounds: int = 1,
     ) -> None:
+        # (Defaults only so that, compiled by mypyc, the state can be copied and pickled:
+        # that calls __init__ without arguments before restoring every field.)
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise InvalidOptions("seat count", f"Crazy 8s seats 2 to 6 players, not {seats}")
         self.seats = seats

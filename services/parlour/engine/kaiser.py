@@ -56,6 +56,17 @@ class Bid:
     number: int
     no_trump: bool = False
 
+    # Immutable, so a copy is the bid itself; and a pickle names it by its fields (compiled
+    # by mypyc, a frozen dataclass cannot be rebuilt field by field).
+    def __copy__(self) -> Bid:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Bid:
+        return self
+
+    def __reduce__(self) -> tuple[type[Bid], tuple[int, bool]]:
+        return (Bid, (self.number, self.no_trump))
+
     @property
     def rung(self) -> int:
         """Place on the ladder: 6 < 6NT < 7 < 7NT ..., so 7 beats 6NT."""
@@ -105,7 +116,11 @@ class KaiserState(GameState):
 
     game_id = "kaiser"
 
-    def __init__(self, seats: int, options: dict[str, OptionValue]) -> None:
+    def __init__(self, seats: int = SEATS, options: dict[str, OptionValue] | None = None) -> None:
+        # (Defaults only so that, compiled by mypyc, the state can be copied and pickled:
+        # that calls __init__ without arguments before restoring every field.)
+        if options is None:
+            options = {spec.name: spec.default for spec in OPTIONS}
         self.seats = seats
         self.floor = int(options["floor"])
         self.no_trump_allowed = bool(options["no_trump"])

@@ -98,7 +98,11 @@ class WizardState(GameState):
 
     game_id = "wizard"
 
-    def __init__(self, seats: int, rounds: str = "all", screw_the_dealer: bool = False) -> None:
+    def __init__(
+        self, seats: int = MIN_SEATS, rounds: str = "all", screw_the_dealer: bool = False
+    ) -> None:
+        # (Defaults only so that, compiled by mypyc, the state can be copied and pickled:
+        # that calls __init__ without arguments before restoring every field.)
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise InvalidOptions(
                 "seat count", f"Wizard seats {MIN_SEATS} to {MAX_SEATS} players, not {seats}"
