@@ -1,8 +1,9 @@
-"""Build hook: the Hearts engine and the expert play-outs compiled with mypyc.
+"""Build hook: the game engines and the expert play-outs compiled with mypyc.
 
 Everything else about the package is in pyproject.toml. The compiled modules
-stay plain, typed Python and behave the same, only faster: the Hearts engine
-(the inner loop of random playouts and of ``bench/engine.py``) and the expert
+stay plain, typed Python and behave the same, only faster: the four engines
+(every move the service validates, every view it answers, every event a
+replay folds; Hearts also the inner loop of ``bench/engine.py``) and the expert
 opponents' play-outs for Hearts, Wizard and Crazy 8s (more deals per decision
 in the same time). The build falls back to pure Python when mypyc is not
 installed in the build environment (for instance a build without isolation, as
