@@ -76,15 +76,6 @@ def _service_name(module: Any, service: str) -> str:
     return str(module.DESCRIPTOR.services_by_name[service].full_name)
 
 
-SERVICE_NAMES = (
-    _service_name(catalogue_pb2, "CatalogueService"),
-    _service_name(lobby_pb2, "LobbyService"),
-    _service_name(play_pb2, "PlayService"),
-    _service_name(replay_pb2, "ReplayService"),
-    _service_name(bots_pb2, "BotService"),
-)
-
-
 _CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (errors.BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
     (MalformedAction, grpc.StatusCode.INVALID_ARGUMENT),
