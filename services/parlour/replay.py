@@ -34,7 +34,7 @@ from typing import IO, Any
 from parlour.engine.actions import Action
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
-from parlour.engine.errors import EngineError
+from parlour.engine.errors import BadDeck, EngineError
 from parlour.service.database import open_store
 from parlour.service.deals import DealChecker, DealCheckFailed
 from parlour.service.fold import (
@@ -216,7 +216,7 @@ def _apply(folded: Folded, event: StoredEvent) -> None:
     try:
         folded.apply(event)
     except EngineError as error:
-        if event.type == CARDS_DEALT and state is not None:
+        if event.type == CARDS_DEALT and state is not None and isinstance(error, BadDeck):
             _check_deck(event, state)  # the engine refused the deck unchanged: name the cards
         raise ReplayError(
             event.seq, event.type, "an event the rules allow", str(error), _what(event)

@@ -54,6 +54,18 @@ def test_a_card_changed_in_a_deal_is_named_at_that_deal(
     assert str(error).startswith(f"event {events[index].seq} (CardsDealt")
 
 
+def test_a_deal_with_a_card_code_nobody_knows_stops_the_replay_there(
+    service_logs: dict[str, Log],
+) -> None:
+    events = service_logs["kaiser"]
+    index = first_deal(events)
+    cards = list(events[index].payload["cards"])
+    cards[0] = "ZZ"
+    error = rejected(with_payload(events, index, {"cards": cards}))
+    assert (error.seq, error.type) == (events[index].seq, CARDS_DEALT)
+    assert "unknown card code 'ZZ'" in str(error)
+
+
 def test_two_cards_swapped_between_hands_fail_the_deal_digest(
     service_logs: dict[str, Log],
 ) -> None:
