@@ -21,6 +21,7 @@ import pytest
 from parlour.engine.actions import Action
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
+from parlour.engine.playout import random_chooser, step
 from parlour.engine.registry import GAME_MODULES, get_game
 from tests.engine.conftest import cards_in_view
 
@@ -122,15 +123,9 @@ def test_a_state_in_play_clones_copies_and_pickles_to_an_independent_equal_state
     rng = random.Random(7)
     info = get_game(game_id)
     state = info.new(info.min_seats, {})
+    choose = random_chooser(rng)
     for _ in range(25):  # into the first hand: dealt, and some moves made
-        deck = state.chance()
-        if deck is not None:
-            shuffled = list(deck)
-            rng.shuffle(shuffled)
-            state.deal(shuffled)
-            continue
-        seat = state.to_act()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        step(state, rng, choose)
     before = state.snapshot()
     for twin in (state.clone(), copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
         assert type(twin) is type(state) and twin.snapshot() == before

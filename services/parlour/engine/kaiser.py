@@ -56,14 +56,8 @@ class Bid:
     number: int
     no_trump: bool = False
 
-    # Immutable, so a copy is the bid itself; and a pickle names it by its fields (compiled
-    # by mypyc, a frozen dataclass cannot be rebuilt field by field).
-    def __copy__(self) -> Bid:
-        return self
-
-    def __deepcopy__(self, memo: object) -> Bid:
-        return self
-
+    # Copied and pickled by its fields through the constructor (compiled by mypyc, a frozen
+    # dataclass cannot be rebuilt field by field).
     def __reduce__(self) -> tuple[type[Bid], tuple[int, bool]]:
         return (Bid, (self.number, self.no_trump))
 
