@@ -246,3 +246,20 @@ def test_a_turn_clock_draws_on_the_bank_and_restarts_for_a_seat_that_acts_again(
     clock.came_back(0, at(33))
     assert clock.deadline(0) == at(33 + 10 + 15)  # a fresh turn, what is left of the bank
     assert TurnClock.of({}).deadline(0) is None  # no clock at all
+
+
+def test_the_turns_projection_holds_only_turns_someone_must_act_for() -> None:
+    """A bot's turn (the workers claim it) and a person's turn under a clock (the
+    sweeper fires it) get a row; a person's turn with no clock gets none."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    unclocked = TurnClock.of({})
+    unclocked.track([0, 1, 2], at)
+    rows = unclocked.rows("wizard", bot_seats=[2])
+    assert [(row.seat, row.kind, row.deadline) for row in rows] == [(2, "bot", None)]
+    unclocked.went_away(1)  # (only a clock sends a person away; the rule is the same)
+    assert [row.seat for row in unclocked.rows("wizard", bot_seats=[2])] == [1, 2]
+    clocked = TurnClock.of({"turn_seconds": 10})
+    clocked.track([0], at)
+    assert [(row.seat, row.kind, row.deadline) for row in clocked.rows("wizard", [])] == [
+        (0, "person", at + timedelta(seconds=10))
+    ]

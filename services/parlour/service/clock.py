@@ -139,18 +139,15 @@ class TurnClock:
         return began + timedelta(seconds=self.turn_seconds + bank)
 
     def rows(self, game: str, bot_seats: Iterable[int]) -> list[TurnRow]:
-        """The ``turns`` projection rows of the seats to act now."""
+        """The ``turns`` projection rows of the seats to act now that someone must act
+        for: a seat a bot plays (the workers' claim reads these) and a person under
+        a clock (the sweeper reads the deadline). A person's turn with no clock gets
+        no row: nothing would read it, and every move would write it."""
         bots = set(bot_seats)
         rows = []
         for seat in sorted(self.since):
-            by_bot = seat in bots or seat in self.away
-            rows.append(
-                TurnRow(
-                    seat,
-                    SeatKind.BOT if by_bot else SeatKind.PERSON,
-                    game,
-                    self.since[seat],
-                    None if by_bot else self.deadline(seat),
-                )
-            )
+            if seat in bots or seat in self.away:
+                rows.append(TurnRow(seat, SeatKind.BOT, game, self.since[seat], None))
+            elif (deadline := self.deadline(seat)) is not None:
+                rows.append(TurnRow(seat, SeatKind.PERSON, game, self.since[seat], deadline))
         return rows
