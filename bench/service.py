@@ -14,8 +14,11 @@ Beside it, in the same run, the raw floors it is compared with:
   * an empty gRPC unary call (grpc.aio, 64 in flight: the health Check of a
     bare server in its own process), measured before and after the service
     (the higher is used, so a machine busier at one end cannot flatter the ratio),
-  * a single-row insert commit into Postgres (one connection, then 16),
-and the ratios; and the latency of the last moves of full Wizard games
+  * a single-row insert commit into Postgres (one connection, then 16), and
+    the CPU that commit costs its client through psycopg's async pool on the
+    service's event loop (what any append pays at the least),
+and the ratios, each act's CPU floor (its RPCs as bare calls plus one commit)
+and latency floor (an empty call plus a commit); and the latency of the last moves of full Wizard games
 against their first moves (act latency must not grow with game length).
 
 Run with ``.venv/bin/python bench/service.py [--seconds 5]`` (``make
@@ -248,6 +251,46 @@ def insert_commit_rate(url: sa.URL, seconds: float, connections: int) -> float:
     return sum(commits) / (time.perf_counter() - start)
 
 
+@dataclass
+class Commits:
+    """The store's floor: single-row insert commits through psycopg's async pool, on
+    the service's event loop, measured in this process (nothing else runs in it then)."""
+
+    client_ms: float  # this process's CPU ms per commit, 16 in flight
+    p50_ms: float  # commit latency, 1 in flight
+
+
+async def async_commits(url: sa.URL, seconds: float) -> Commits:
+    from psycopg_pool import AsyncConnectionPool
+
+    conninfo = libpq(url)
+    async with AsyncConnectionPool(
+        conninfo, min_size=8, max_size=8, kwargs={"autocommit": True}, open=False
+    ) as pool:
+        await pool.open(wait=True)
+
+        async def run(in_flight: int) -> tuple[float, list[float]]:
+            latencies: list[float] = []
+            deadline = time.perf_counter() + seconds
+
+            async def writer() -> None:
+                while time.perf_counter() < deadline:
+                    t0 = time.perf_counter()
+                    async with pool.connection() as conn:
+                        await conn.execute(
+                            "INSERT INTO bench_floor (v) VALUES (%s)", ("x",), prepare=True
+                        )
+                    latencies.append((time.perf_counter() - t0) * 1000)
+
+            cpu0 = sum(os.times()[:2])
+            await asyncio.gather(*(writer() for _ in range(in_flight)))
+            return sum(os.times()[:2]) - cpu0, latencies
+
+        cpu, latencies = await run(16)
+        _, single = await run(1)
+    return Commits(cpu * 1000 / len(latencies), quantile(single, 0.5))
+
+
 # -- games -----------------------------------------------------------------------------------
 
 
@@ -450,6 +493,9 @@ def main() -> int:
             single = asyncio.run(empty_calls(bare, 2.0, in_flight=1))
         commit_1 = insert_commit_rate(url, 2.0, 1)
         commit_16 = insert_commit_rate(url, 2.0, 16)
+        commits = event_loop(os.environ.get("PARLOUR_EVENT_LOOP", "uvloop"))(
+            async_commits(url, 2.0)
+        )
         serve = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
         serve += ["--database-url", url.render_as_string(hide_password=False)]
         with process(serve, "serving on") as server:
@@ -483,6 +529,10 @@ def main() -> int:
     )
     print(f"floor: Postgres single-row insert commits/s, 1 connection   {commit_1:7.0f}")
     print(f"floor: Postgres single-row insert commits/s, 16 connections {commit_16:7.0f}")
+    print(
+        f"floor: the client's CPU per commit (psycopg async pool)     {commits.client_ms:7.3f} ms"
+        f"  (16 in flight, same event loop); commit p50, 1 in flight {commits.p50_ms:.2f} ms"
+    )
     print(f"\n{HEADER}")
     for level in results.values():
         print(level.row(empty))
@@ -508,11 +558,16 @@ def main() -> int:
         print(f"act p50 with one game in flight: {p50:.2f} ms (target < {TARGET_P50_MS} ms)")
     for level in results.values():
         calls = 1 + len(level.tally.view_ms) / max(1, len(level.tally.act_ms))
+        least = calls * floor.server_ms + commits.client_ms
         print(
-            f"{level.in_flight:>3} in flight: {calls:.2f} RPCs per act; their bare gRPC cost alone"
-            f" {calls * floor.server_ms:.2f} ms of the service's"
+            f"{level.in_flight:>3} in flight: {calls:.2f} RPCs per act; their bare gRPC cost and"
+            f" one commit's client side alone {least:.2f} ms of the service's"
             f" {level.service_ms():.2f} ms CPU per act"
         )
+    print(
+        f"  an act's latency floor, an empty call and a commit at one in flight:"
+        f" {single.p50_ms + commits.p50_ms:.2f} ms"
+    )
     return 0
 
 
