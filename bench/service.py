@@ -18,8 +18,9 @@ Beside it, in the same run, the raw floors it is compared with:
     the CPU that commit costs its client through psycopg's async pool on the
     service's event loop (what any append pays at the least),
 and the ratios, each act's CPU floor (its RPCs as bare calls plus one commit)
-and latency floor (an empty call plus a commit); and the latency of the last moves of full Wizard games
-against their first moves (act latency must not grow with game length).
+and latency floor (an empty call plus a commit); and the latency of the last
+moves of full Wizard games against their first moves (act latency must not
+grow with game length).
 
 Run with ``.venv/bin/python bench/service.py [--seconds 5]`` (``make
 bench-service``). The admin URL comes from $PARLOUR_BENCH_POSTGRES_URL or
