@@ -34,11 +34,13 @@ import argparse
 import asyncio
 import math
 import os
+import pickle
 import random
 import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -49,12 +51,14 @@ from typing import Any
 
 import grpc
 import psycopg
+import skeleton  # bench/, beside this script
 import sqlalchemy as sa
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from psycopg import sql
 
 from parlour.client import ParlourClient, Seat
 from parlour.serve import event_loop
+from parlour.service.limits import SERVER_OPTIONS
 
 GAMES = (("wizard", 4), ("hearts", 4), ("crazy8s", 4), ("kaiser", 4))
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -454,6 +458,21 @@ LEGEND = """\
   figures are not comparable across runs with much of it: see make bench-act-cost)"""
 
 
+def measure(
+    server: Child, url: sa.URL, levels: list[int], seconds: float, view_every_move: bool
+) -> dict[int, Level]:
+    """Each load level against ``server``, after a short warm-up (connections, caches)."""
+    asyncio.run(load(server.address, 4, 1.0))
+    results: dict[int, Level] = {}
+    for level in levels:
+        share = CpuShare(server, url)
+        rate, tally = asyncio.run(load(server.address, level, seconds, view_every_move))
+        results[level] = Level(
+            level, rate, tally, share.cores(), share.connections(), share.steal()
+        )
+    return results
+
+
 def load_average() -> str:
     return " ".join(f"{n:.2f}" for n in os.getloadavg())
 
@@ -474,9 +493,15 @@ def main() -> int:
         help="full Wizard games timed for latency growth (0: skip; default %(default)s)",
     )
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--skeleton-server", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    run_loop = event_loop(os.environ.get("PARLOUR_EVENT_LOOP", "uvloop"))
     if args.bare_server:
-        event_loop(os.environ.get("PARLOUR_EVENT_LOOP", "uvloop"))(bare_server())
+        run_loop(bare_server())
+        return 0
+    if args.skeleton_server:
+        canned_path, conninfo = args.skeleton_server
+        run_loop(skeleton.serve(canned_path, conninfo, list(SERVER_OPTIONS)))
         return 0
 
     admin = sa.make_url(
@@ -487,30 +512,26 @@ def main() -> int:
     levels = [int(level) for level in args.levels.split(",")]
     bare_command = [sys.executable, __file__, "--bare-server"]
     load_start = load_average()
-    results: dict[int, Level] = {}
     with scratch_database(admin) as url:
         with process(bare_command, "bare server on") as bare:
             empty_before = asyncio.run(empty_calls(bare, 3.0))
             single = asyncio.run(empty_calls(bare, 2.0, in_flight=1))
         commit_1 = insert_commit_rate(url, 2.0, 1)
         commit_16 = insert_commit_rate(url, 2.0, 16)
-        commits = event_loop(os.environ.get("PARLOUR_EVENT_LOOP", "uvloop"))(
-            async_commits(url, 2.0)
-        )
+        commits = run_loop(async_commits(url, 2.0))
         serve = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
         serve += ["--database-url", url.render_as_string(hide_password=False)]
         with process(serve, "serving on") as server:
-            asyncio.run(load(server.address, 4, 1.0))  # warm up: connections, caches
-            for level in levels:
-                share = CpuShare(server, url)
-                rate, tally = asyncio.run(
-                    load(server.address, level, args.seconds, args.view_every_move)
-                )
-                results[level] = Level(
-                    level, rate, tally, share.cores(), share.connections(), share.steal()
-                )
+            results = measure(server, url, levels, args.seconds, args.view_every_move)
             if args.growth_games:
                 first, last, moves = asyncio.run(wizard_growth(server.address, args.growth_games))
+            canned = asyncio.run(skeleton.capture(server.address))
+        with tempfile.NamedTemporaryFile(suffix=".pickle") as file:
+            pickle.dump(canned, file)
+            file.flush()
+            command = [sys.executable, __file__, "--skeleton-server", file.name, libpq(url)]
+            with process(command, "skeleton server on") as bare_service:
+                bones = measure(bare_service, url, levels, args.seconds, args.view_every_move)
         # the floor once more, so that a machine busier at one end cannot flatter the ratio
         with process(bare_command, "bare server on") as bare:
             empty_after = asyncio.run(empty_calls(bare, 3.0))
@@ -538,6 +559,10 @@ def main() -> int:
     for level in results.values():
         print(level.row(empty))
     print(LEGEND)
+    print("\nthe skeleton floor (bench/skeleton.py: canned answers, one commit per Act):")
+    print(HEADER)
+    for level in bones.values():
+        print(level.row(empty))
 
     best = max(level.acts_per_second for level in results.values())
     if args.growth_games:
@@ -569,6 +594,15 @@ def main() -> int:
         f"  an act's latency floor, an empty call and a commit at one in flight:"
         f" {single.p50_ms + commits.p50_ms:.2f} ms"
     )
+    for level in results.values():
+        bone = bones[level.in_flight]
+        bare_ms, full_ms = bone.service_ms(), level.service_ms()
+        print(
+            f"{level.in_flight:>3} in flight: the skeleton's CPU per act {bare_ms:.2f} ms, the"
+            f" service's {full_ms:.2f} ms: its own work {full_ms - bare_ms:.2f} ms;"
+            f" act p50 {quantile(bone.tally.act_ms, 0.5):.2f} ms against"
+            f" {quantile(level.tally.act_ms, 0.5):.2f} ms"
+        )
     return 0
 
 
