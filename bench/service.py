@@ -565,6 +565,7 @@ def main() -> int:
         print(level.row(empty))
 
     best = max(level.acts_per_second for level in results.values())
+    skeleton_best = max(level.acts_per_second for level in bones.values())
     if args.growth_games:
         print(
             f"\nfull 3-seat Wizard games ({moves} acts each, {args.growth_games} games):"
@@ -578,6 +579,7 @@ def main() -> int:
         f"best acts/s / empty-call rate: {best / empty:.3f} "
         f"(target >= {TARGET_RATIO}, aim {AIM_RATIO})"
     )
+    print(f"  the skeleton's best acts/s / empty-call rate: {skeleton_best / empty:.3f}")
     print(f"best acts/s / Postgres commits/s (16 connections): {best / commit_16:.3f}")
     if 1 in results:
         p50 = quantile(results[1].tally.act_ms, 0.5)
@@ -597,8 +599,10 @@ def main() -> int:
     for level in results.values():
         bone = bones[level.in_flight]
         bare_ms, full_ms = bone.service_ms(), level.service_ms()
+        calls = 1 + len(bone.tally.view_ms) / max(1, len(bone.tally.act_ms))
         print(
-            f"{level.in_flight:>3} in flight: the skeleton's CPU per act {bare_ms:.2f} ms, the"
+            f"{level.in_flight:>3} in flight: the skeleton's CPU per act {bare_ms:.2f} ms"
+            f" ({calls:.2f} RPCs per act), the"
             f" service's {full_ms:.2f} ms: its own work {full_ms - bare_ms:.2f} ms;"
             f" act p50 {quantile(bone.tally.act_ms, 0.5):.2f} ms against"
             f" {quantile(level.tally.act_ms, 0.5):.2f} ms"

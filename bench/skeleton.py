@@ -30,6 +30,9 @@ from parlour.v1 import lobby_pb2, lobby_pb2_grpc, play_pb2, play_pb2_grpc
 MOVES_BEFORE_CAPTURE = 9
 INSERT = "INSERT INTO bench_floor (v) VALUES (%s)"
 SEATS = 4
+#: one Act in this many leaves its seat to act (the service's clients make about 0.8
+#: GetViews per Act: bench/service.py prints the figure for both)
+AGAIN = 5
 
 
 @dataclass
@@ -105,12 +108,16 @@ class _Lobby(lobby_pb2_grpc.LobbyServiceServicer):
 
 
 class _Play(play_pb2_grpc.PlayServiceServicer):
-    """A seat's view names it to act; its Act's answer names the next seat (each answer
-    made once per seat, so that a call costs no more than handing it over)."""
+    """A seat's view names it to act; its Act's answer names the next seat, except
+    every ``AGAIN``-th, which leaves the seat to act with its view (as a Hearts pass or
+    a Crazy 8s draw does), so that the clients make as many GetViews per Act as they
+    do against the service. Each answer is made once per seat: a call costs no more
+    than handing it over."""
 
     def __init__(self, canned: Canned, pool: AsyncConnectionPool[Any]) -> None:
         self.views: list[play_pb2.GetViewResponse] = []
         self.acts: list[play_pb2.ActResponse] = []
+        self.again: list[play_pb2.ActResponse] = []
         for seat in range(SEATS):
             view = play_pb2.GetViewResponse.FromString(canned.view)
             view.view.seat = seat
@@ -120,7 +127,11 @@ class _Play(play_pb2_grpc.PlayServiceServicer):
             act.view.seat = seat
             act.view.to_act[:] = [(seat + 1) % SEATS]
             self.acts.append(act)
+            again = play_pb2.ActResponse(version=act.version)
+            again.view.CopyFrom(view.view)
+            self.again.append(again)
         self.pool = pool
+        self.acted = 0
 
     async def GetView(self, request: Any, context: Any) -> play_pb2.GetViewResponse:
         return self.views[request.seat % SEATS]
@@ -128,7 +139,9 @@ class _Play(play_pb2_grpc.PlayServiceServicer):
     async def Act(self, request: Any, context: Any) -> play_pb2.ActResponse:
         async with self.pool.connection() as conn:
             await conn.execute(INSERT, ("x",), prepare=True)
-        return self.acts[request.seat % SEATS]
+        self.acted += 1
+        answers = self.again if self.acted % AGAIN == 0 else self.acts
+        return answers[request.seat % SEATS]
 
 
 async def serve(canned_path: str, conninfo: str, options: list[tuple[str, Any]]) -> None:
