@@ -192,13 +192,7 @@ async def bare_server() -> None:
     server = grpc.aio.server()
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    print(f"bare server on 127.0.0.1:{port}", flush=True)
-    stop = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop.set)
-    await stop.wait()
-    await server.stop(0)
+    await skeleton.serve_until_interrupted(server, "bare server")
 
 
 # -- floors ----------------------------------------------------------------------------------

@@ -154,10 +154,16 @@ async def serve(canned_path: str, conninfo: str, options: list[tuple[str, Any]])
         server = grpc.aio.server(options=options)
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(_Lobby(canned), server)
         play_pb2_grpc.add_PlayServiceServicer_to_server(_Play(canned, pool), server)
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        print(f"skeleton server on 127.0.0.1:{port}", flush=True)
-        stop = asyncio.Event()
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop.set)
-        await stop.wait()
-        await server.stop(0)
+        await serve_until_interrupted(server, "skeleton server")
+
+
+async def serve_until_interrupted(server: grpc.aio.Server, name: str) -> None:
+    """Start ``server`` on a free loopback port, print "<name> on <address>" (what the
+    benchmark waits for), and serve until SIGINT."""
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(f"{name} on 127.0.0.1:{port}", flush=True)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop.set)
+    await stop.wait()
+    await server.stop(0)
