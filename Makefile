@@ -63,7 +63,8 @@ bench-deps: $(STAMP)
 bench-engine: bench-deps
 	$(BIN)/python bench/engine.py
 
-## make bench-service: acts/s and act latency over gRPC against a scratch Postgres database
+## make bench-service: acts/s, act latency and CPU per act over gRPC against a scratch Postgres
+## database, beside the empty-call and commit floors and a skeleton service (bench/skeleton.py)
 bench-service: $(STAMP)
 	$(BIN)/python bench/service.py
 
