@@ -260,13 +260,7 @@ class Commits:
 
 
 async def async_commits(url: sa.URL, seconds: float) -> Commits:
-    from psycopg_pool import AsyncConnectionPool
-
-    conninfo = libpq(url)
-    async with AsyncConnectionPool(
-        conninfo, min_size=8, max_size=8, kwargs={"autocommit": True}, open=False
-    ) as pool:
-        await pool.open(wait=True)
+    async with skeleton.commit_pool(libpq(url)) as pool:
 
         async def run(in_flight: int) -> tuple[float, list[float]]:
             latencies: list[float] = []
@@ -276,9 +270,7 @@ async def async_commits(url: sa.URL, seconds: float) -> Commits:
                 while time.perf_counter() < deadline:
                     t0 = time.perf_counter()
                     async with pool.connection() as conn:
-                        await conn.execute(
-                            "INSERT INTO bench_floor (v) VALUES (%s)", ("x",), prepare=True
-                        )
+                        await conn.execute(skeleton.INSERT, ("x",), prepare=True)
                     latencies.append((time.perf_counter() - t0) * 1000)
 
             cpu0 = sum(os.times()[:2])
@@ -298,6 +290,9 @@ class Tally:
     act_ms: list[float] = field(default_factory=list)
     view_ms: list[float] = field(default_factory=list)
     games_finished: int = 0
+
+    def views_per_act(self) -> float:
+        return len(self.view_ms) / max(1, len(self.act_ms))
 
 
 async def new_table(client: ParlourClient, game: str, seats: int) -> list[Seat]:
@@ -425,7 +420,7 @@ class Level:
 
     def row(self, empty: float) -> str:
         rate, tally = self.acts_per_second, self.tally
-        views = rate * len(tally.view_ms) / max(1, len(tally.act_ms))
+        views = rate * tally.views_per_act()
         service_ms = self.service_ms()
         return (
             f"{self.in_flight:>9} {rate:7.0f} {rate / empty:7.3f} {views:7.0f}"
@@ -579,7 +574,7 @@ def main() -> int:
         p50 = quantile(results[1].tally.act_ms, 0.5)
         print(f"act p50 with one game in flight: {p50:.2f} ms (target < {TARGET_P50_MS} ms)")
     for level in results.values():
-        calls = 1 + len(level.tally.view_ms) / max(1, len(level.tally.act_ms))
+        calls = 1 + level.tally.views_per_act()
         least = calls * floor.server_ms + commits.client_ms
         print(
             f"{level.in_flight:>3} in flight: {calls:.2f} RPCs per act; their bare gRPC cost and"
@@ -593,7 +588,7 @@ def main() -> int:
     for level in results.values():
         bone = bones[level.in_flight]
         bare_ms, full_ms = bone.service_ms(), level.service_ms()
-        calls = 1 + len(bone.tally.view_ms) / max(1, len(bone.tally.act_ms))
+        calls = 1 + bone.tally.views_per_act()
         print(
             f"{level.in_flight:>3} in flight: the skeleton's CPU per act {bare_ms:.2f} ms"
             f" ({calls:.2f} RPCs per act), the"

@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import pickle
 import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,13 +146,20 @@ class _Play(play_pb2_grpc.PlayServiceServicer):
         return answers[request.seat % SEATS]
 
 
-async def serve(canned_path: str, conninfo: str, options: list[tuple[str, Any]]) -> None:
-    with open(canned_path, "rb") as file:
-        canned: Canned = pickle.load(file)
+@asynccontextmanager
+async def commit_pool(conninfo: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
+    """The pool the floor's commits go through: 8 autocommit connections, all open."""
     async with AsyncConnectionPool(
         conninfo, min_size=8, max_size=8, kwargs={"autocommit": True}, open=False
     ) as pool:
         await pool.open(wait=True)
+        yield pool
+
+
+async def serve(canned_path: str, conninfo: str, options: list[tuple[str, Any]]) -> None:
+    with open(canned_path, "rb") as file:
+        canned: Canned = pickle.load(file)
+    async with commit_pool(conninfo) as pool:
         server = grpc.aio.server(options=options)
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(_Lobby(canned), server)
         play_pb2_grpc.add_PlayServiceServicer_to_server(_Play(canned, pool), server)

@@ -131,12 +131,12 @@ class GameState(ABC):
 
     def apply(self, seat: int, action: Action) -> None:
         """Validate and apply ``action`` by ``seat``."""
-        if self.is_over or not 0 <= seat < self.seats or seat not in self.to_act():
-            self.check_turn(seat, str(action))  # raises, naming the action
+        self.check_turn(seat, action)
         self._apply(seat, action)
 
-    def check_turn(self, seat: int, doing: str = "act") -> None:
-        """Raise GameOver / NotYourTurn / IllegalAction unless ``seat`` is to act now."""
+    def check_turn(self, seat: int, doing: str | Action = "act") -> None:
+        """Raise GameOver / NotYourTurn / IllegalAction unless ``seat`` is to act now
+        (``doing``, the action or what it is, is put into words only in a refusal)."""
         if self.is_over:
             raise GameOver("game over", f"the game has ended; seat {seat} cannot {doing}")
         if not 0 <= seat < self.seats:

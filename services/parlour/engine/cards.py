@@ -124,6 +124,8 @@ _RANK_BY_CHAR["10"] = Rank.TEN
 
 #: Number of distinct cards in the shared model: 52 ordinary, 4 wizards, 4 jesters.
 CARD_COUNT = 60
+#: The dense indexes of the first wizard and the first jester (the 52 ordinary cards first).
+FIRST_WIZARD, FIRST_JESTER = 52, 56
 
 
 class Card:
@@ -150,9 +152,9 @@ class Card:
             object.__setattr__(card, "rank", rank)
             object.__setattr__(card, "suit", suit)
             if rank == Rank.WIZARD:
-                index = 52 + suit.index
+                index = FIRST_WIZARD + suit.index
             elif rank == Rank.JESTER:
-                index = 56 + suit.index
+                index = FIRST_JESTER + suit.index
             else:
                 index = suit.index * 13 + (int(rank) - 2)
             object.__setattr__(card, "index", index)
@@ -179,16 +181,16 @@ class Card:
 
     @property
     def is_wizard(self) -> bool:
-        return 52 <= self.index < 56  # Rank.WIZARD, by the dense index (asked in every trick)
+        return FIRST_WIZARD <= self.index < FIRST_JESTER  # by index: asked in every trick
 
     @property
     def is_jester(self) -> bool:
-        return self.index >= 56  # Rank.JESTER
+        return self.index >= FIRST_JESTER
 
     @property
     def is_ordinary(self) -> bool:
         """An ordinary card of the 52-card pack (not a wizard or jester)."""
-        return self.index < 52
+        return self.index < FIRST_WIZARD
 
     @classmethod
     def parse(cls, text: str) -> Card:

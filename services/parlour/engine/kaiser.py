@@ -29,7 +29,7 @@ from parlour.engine.actions import Action, ActionKind
 from parlour.engine.base import GameState
 from parlour.engine.cards import SUITS, Card, Rank, Suit, kaiser_deck
 from parlour.engine.errors import IllegalAction
-from parlour.engine.options import OptionSpec, OptionType, OptionValue
+from parlour.engine.options import OptionSpec, OptionType, OptionValue, resolve_options
 from parlour.engine.registry import GameInfo
 from parlour.engine.results import (
     EndReason,
@@ -114,7 +114,7 @@ class KaiserState(GameState):
         # (Defaults only so that, compiled by mypyc, the state can be copied and pickled:
         # that calls __init__ without arguments before restoring every field.)
         if options is None:
-            options = {spec.name: spec.default for spec in OPTIONS}
+            options = resolve_options(OPTIONS, None)
         self.seats = seats
         self.floor = int(options["floor"])
         self.no_trump_allowed = bool(options["no_trump"])
