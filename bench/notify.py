@@ -44,11 +44,11 @@ import sqlalchemy as sa
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from service import scratch_database
 
-from parlour.service.database import upgrade_head
-from parlour.service.domain import SeatKind, TableStatus
+from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.notify import make_notifier
-from parlour.service.store import NewEvent, SeatRow, TableRow
-from parlour.service.store_pg import PostgresEventStore
+from parlour.service.store.open import upgrade_head
+from parlour.service.store.postgres import PostgresEventStore
+from parlour.service.store.protocol import NewEvent, SeatRow, TableRow
 
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 #: notifier name as printed -> the --notify setting (NATS filled in from --nats)

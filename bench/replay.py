@@ -3,7 +3,7 @@
 For each game, logs of random full games in the service's own format (the
 current schema versions, a chained digest on every deal and action, every deal
 committed with its salt revealed) are replayed
-with ``parlour.replay``: events per second with every digest and every deal's
+with ``parlour.replay.check``: events per second with every digest and every deal's
 commitment checked, and
 without checks (the bare fold). Then the time to rebuild one full six-player
 Wizard game (every round, 60 cards): in process, checked and unchecked, and
@@ -28,12 +28,12 @@ from statistics import median
 from typing import Any
 
 from parlour.engine.registry import get_game
-from parlour.replay import replay, write_log
-from parlour.service import deals
-from parlour.service.events import CardsDealt
-from parlour.service.fold import Folded
-from parlour.service.store import StoredEvent
-from parlour.service.upcast import current_version
+from parlour.replay.check import replay, write_log
+from parlour.service.domain import deals
+from parlour.service.domain.events import CardsDealt
+from parlour.service.domain.fold import Folded
+from parlour.service.domain.upcast import current_version
+from parlour.service.store.protocol import StoredEvent
 
 SETTINGS: dict[str, tuple[int, dict[str, Any]]] = {
     "wizard": (6, {}),

@@ -56,9 +56,9 @@ import sqlalchemy as sa
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from psycopg import sql
 
+from parlour.cli.serve import event_loop
 from parlour.client import ParlourClient, Seat
-from parlour.serve import event_loop
-from parlour.service.limits import SERVER_OPTIONS
+from parlour.service.grpc.limits import SERVER_OPTIONS
 
 GAMES = (("wizard", 4), ("hearts", 4), ("crazy8s", 4), ("kaiser", 4))
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

@@ -11,9 +11,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from parlour.service.database import normalize_url
-from parlour.service.store import StoredEvent, aware
-from parlour.service.store_schema import events, seats, tables
+from parlour.service.store.protocol import StoredEvent, aware
+from parlour.service.store.schema import events, seats, tables
+from parlour.service.store.urls import normalize_url
 
 
 class DbLog:

@@ -105,7 +105,7 @@ def test_every_parlour_variable_in_compose_is_read(monkeypatch: pytest.MonkeyPat
     services = {name: (argv, env) for name, argv, env in parlour_commands()}
     argv, env = services["game-1"]
     serve = parse(argv, env, monkeypatch)
-    from parlour import ops
+    from parlour.cli import options as ops
 
     assert ops.worker_token(serve) == VALUES["PARLOUR_WORKER_TOKEN"]
     assert serve.metrics_address == "0.0.0.0:9464" and serve.log_json

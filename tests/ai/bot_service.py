@@ -8,10 +8,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from parlour.client import ParlourClient, RetryPolicy
-from parlour.service.database import open_store, upgrade_head
-from parlour.service.grpc_server import GameServer, build_server
+from parlour.service.grpc.server import GameServer, build_server
 from parlour.service.notify import Notifier, make_notifier
-from parlour.service.store import EventStore
+from parlour.service.store.open import open_store, upgrade_head
+from parlour.service.store.protocol import EventStore
 from tests.dblog import DbLog
 
 TOKEN = "worker-secret"

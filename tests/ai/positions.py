@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from parlour.ai import strategy_for
 from parlour.engine.actions import Action
 from parlour.engine.cards import Card, Suit, parse_cards
-from parlour.engine.view import Play, PlayerView, Trick, View
+from parlour.engine.trick import Play, Trick
+from parlour.engine.view import PlayerView, View
 
 
 def cards(text: str) -> tuple[Card, ...]:

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from parlour import selfplay, versus
 from parlour.ai import LEVELS, hearts, hearts_search, strategy_for
 from parlour.ai.crazy8s_expert import discard_pile, hand_groups
 from parlour.ai.crazy8s_search import utility
+from parlour.ai.eval import selfplay, versus
 from parlour.ai.hearts_pass import plan_hard
 from parlour.ai.kaiser_expert import contract, score
 from parlour.ai.wizard import expected_tricks
@@ -33,7 +33,8 @@ from parlour.ai.wizard_search import (
 from parlour.engine.cards import Card, Suit, standard_deck
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import new_game
-from parlour.engine.view import Play, View
+from parlour.engine.trick import Play
+from parlour.engine.view import View
 from parlour.engine.wizard import trick_winner
 from tests.ai.positions import view as position_view
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from parlour import selfplay
+from parlour.ai.eval import selfplay
 
 TINY = {"wizard": 3, "hearts": 4, "kaiser": 2, "crazy8s": 4}
 
@@ -83,9 +83,9 @@ def test_openspiel_ismcts_sees_the_parlour_hand_it_is_mirrored_from():
     pytest.importorskip("pyspiel")
     import random
 
+    from parlour.ai.eval.ismcts import IsmctsSeat, mirror, openspiel_card, parlour_card
     from parlour.engine.playout import shuffled
     from parlour.engine.registry import new_game
-    from parlour.ismcts import IsmctsSeat, mirror, openspiel_card, parlour_card
 
     assert {parlour_card(openspiel_card(c)) for c in new_game("hearts", 4).chance() or ()} == set(
         new_game("hearts", 4).chance() or ()

@@ -11,7 +11,7 @@ from parlour.ai.hearts import moon_shooter
 from parlour.ai.hearts_search import bits, deal_unseen, play_out
 from parlour.engine.actions import Action
 from parlour.engine.cards import Card, Suit, parse_cards
-from parlour.engine.view import Trick
+from parlour.engine.trick import Trick
 from tests.ai.positions import decide, plays_of, trick, view
 
 QUEEN_FIRST = trick([(1, "AS"), (2, "QS"), (3, "2S"), (0, "3S")], winner=1)

@@ -16,16 +16,16 @@ import pytest
 
 from parlour.ai import convert
 from parlour.ai.worker import Strategies, Worker, WorkerConfig, WorkerRefused, decide
-from parlour.ai.worker_cmd import add_arguments
+from parlour.cli.options import worker_token
+from parlour.cli.worker import add_arguments
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import all_games, new_game
-from parlour.ops import worker_token
-from parlour.service import convert as service_convert
-from parlour.service.database import open_store
-from parlour.service.fold import ACTION_TAKEN
-from parlour.service.grpc_server import build_server
+from parlour.service.domain.fold import ACTION_TAKEN
+from parlour.service.grpc import convert as service_convert
+from parlour.service.grpc.server import build_server
 from parlour.service.notify import make_notifier
-from parlour.service.store import SeatRow, TableRow
+from parlour.service.store.open import open_store
+from parlour.service.store.protocol import SeatRow, TableRow
 from parlour.v1 import bots_pb2
 from tests.ai.bot_service import TOKEN, BotService, bot_service, bot_table
 from tests.dblog import DbLog

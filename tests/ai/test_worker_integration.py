@@ -23,7 +23,7 @@ import grpc
 import pytest
 
 from parlour.client import ParlourClient, ParlourError
-from parlour.service.fold import ACTION_TAKEN, GAME_FINISHED, Folded
+from parlour.service.domain.fold import ACTION_TAKEN, GAME_FINISHED, Folded
 from tests.dblog import DbLog
 
 pytestmark = pytest.mark.postgres

@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from parlour.client import ParlourClient, ParlourError
-from parlour.service.store import utcnow
+from parlour.service.store.protocol import utcnow
 from parlour.v1 import bots_pb2
 from tests.ai.bot_service import bot_service, bot_table
 from tests.service.harness import Truth, assert_no_hidden_cards

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from parlour.engine.cards import Card
-from parlour.engine.view import Trick, View
+from parlour.engine.trick import Trick
+from parlour.engine.view import View
 
 
 def trick_cards(trick: Trick | None) -> set[Card]:

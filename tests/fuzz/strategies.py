@@ -1,7 +1,7 @@
 """Hypothesis strategies for any request message of the contract, built from its descriptor.
 
 Nothing here is written per RPC: a field's values come from its type, its
-limit in ``parlour.service.limits.LIMITS`` (values at, just past and far past
+limit in ``parlour.service.grpc.limits.LIMITS`` (values at, just past and far past
 it) and, for fields that name something (a table, a game, an option, an
 action), the real names the campaign has seen, so that requests reach the
 engine and the database as well as the edge checks.
@@ -18,7 +18,7 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 from google.protobuf.message import Message
 from hypothesis import strategies as st
 
-from parlour.service.limits import LIMITS
+from parlour.service.grpc.limits import LIMITS
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)

@@ -18,9 +18,9 @@ import pytest
 import uvicorn
 
 from parlour.gateway.app import contract_rpcs, create_app
-from parlour.service.database import open_store, upgrade_head
-from parlour.service.grpc_server import build_server
+from parlour.service.grpc.server import build_server
 from parlour.service.notify import make_notifier
+from parlour.service.store.open import open_store, upgrade_head
 
 
 @pytest.fixture

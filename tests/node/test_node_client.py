@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from parlour.service.fold import fold
+from parlour.service.domain.fold import fold
 from tests.dblog import DbLog
 
 pytestmark = pytest.mark.postgres

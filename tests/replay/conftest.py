@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from parlour.service.app import GameService
+from parlour.service.app.service import GameService
 from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore, StoredEvent
+from parlour.service.store.protocol import EventStore, StoredEvent
 from tests.replay.games import open_store, play_game
 
 Logs = dict[str, list[StoredEvent]]

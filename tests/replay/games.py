@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 
 from parlour.engine.actions import Action
 from parlour.engine.registry import get_game
-from parlour.service.app import Credentials, GameService
-from parlour.service.database import open_store as store_for
-from parlour.service.database import upgrade_head
-from parlour.service.fold import ACTION_TAKEN, Folded, fold
-from parlour.service.store import EventStore, StoredEvent
+from parlour.service.app.service import Credentials, GameService
+from parlour.service.domain.fold import ACTION_TAKEN, Folded, fold
+from parlour.service.store.open import open_store as store_for
+from parlour.service.store.open import upgrade_head
+from parlour.service.store.protocol import EventStore, StoredEvent
 
 #: small settings where a game has them: real full games, quickly
 SMALL_OPTIONS: dict[str, dict[str, object]] = {
@@ -120,7 +120,7 @@ def play_batch(batch: list[tuple[str, int, int]], directory: str) -> list[dict[s
     import asyncio
     from pathlib import Path
 
-    from parlour.replay import export_game
+    from parlour.replay.check import export_game
     from parlour.service.notify import make_notifier
 
     folder = Path(directory)
@@ -167,8 +167,8 @@ def play_job(job: tuple[list[tuple[str, int, int]], str]) -> list[dict[str, obje
 
 async def load_into_store(store: EventStore, events: list[StoredEvent], table_id: str) -> None:
     """Record an exported log as table ``table_id``, events exactly as given."""
-    from parlour.service.store import NewEvent, TableRow
-    from parlour.service.upcast import upcast
+    from parlour.service.domain.upcast import upcast
+    from parlour.service.store.protocol import NewEvent, TableRow
 
     setup = upcast(events[0]).payload
     finished = any(event.type == "GameFinished" for event in events)

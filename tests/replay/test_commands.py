@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from parlour.replay import export_game, load_log, parse_log, summarize, write_log
-from parlour.service.store import EventStore, StoredEvent
+from parlour.replay.check import export_game, load_log, parse_log, summarize, write_log
+from parlour.service.store.protocol import EventStore, StoredEvent
 from tests.replay.games import load_into_store, open_store
 
 PARLOUR = [sys.executable, "-m", "parlour.cli"]

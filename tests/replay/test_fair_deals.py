@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from parlour.client.fairdeal import verify_deals
-from parlour.replay import ReplayError, replay, summarize, write_log
-from parlour.service.app import Credentials, GameService
-from parlour.service.convert import public_event
-from parlour.service.errors import BadRequest
-from parlour.service.fold import (
+from parlour.replay.check import ReplayError, replay, summarize, write_log
+from parlour.service.app.replay_log import visible_log
+from parlour.service.app.service import Credentials, GameService
+from parlour.service.domain.errors import BadRequest
+from parlour.service.domain.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,
     GAME_STARTED,
@@ -37,11 +37,11 @@ from parlour.service.fold import (
     TABLE_HOSTED,
     fold,
 )
-from parlour.service.fold import event_digest as digest_of
+from parlour.service.domain.fold import event_digest as digest_of
+from parlour.service.domain.upcast import upcast
+from parlour.service.grpc.convert import public_event
 from parlour.service.notify import make_notifier
-from parlour.service.replay_log import visible_log
-from parlour.service.store import EventStore, StoredEvent
-from parlour.service.upcast import upcast
+from parlour.service.store.protocol import EventStore, StoredEvent
 from parlour.v1 import replay_pb2
 from tests.replay.games import SMALL_OPTIONS, Played, open_store, play_moves
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from parlour.fork import ForkError, SeatKind, fork_game
-from parlour.replay import summarize
-from parlour.service.app import Credentials, GameService
-from parlour.service.errors import WrongToken
-from parlour.service.fold import ACTION_TAKEN, CARDS_DEALT, SEAT_TAKEN, TABLE_HOSTED, fold
+from parlour.replay.check import summarize
+from parlour.replay.fork import ForkError, SeatKind, fork_game
+from parlour.service.app.service import Credentials, GameService
+from parlour.service.domain.errors import WrongToken
+from parlour.service.domain.fold import ACTION_TAKEN, CARDS_DEALT, SEAT_TAKEN, TABLE_HOSTED, fold
 from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore, StoredEvent
+from parlour.service.store.protocol import EventStore, StoredEvent
 from tests.replay.games import load_into_store
 
 Logs = dict[str, list[StoredEvent]]

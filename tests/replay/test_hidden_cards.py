@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from parlour.narrate import Narrator
-from parlour.replay import replay
-from parlour.service.fold import CARDS_DEALT
-from parlour.service.store import StoredEvent
+from parlour.replay.check import replay
+from parlour.replay.narrate import Narrator
+from parlour.service.domain.fold import CARDS_DEALT
+from parlour.service.store.protocol import StoredEvent
 from tests.replay.hidden import cards_in, hidden_from, plain, public_cards
 
 GAMES = ["wizard", "crazy8s", "kaiser", "hearts"]

@@ -12,12 +12,12 @@ from pathlib import Path
 import grpc
 import pytest
 
-from parlour.replay import replay
-from parlour.service.fold import CARDS_DEALT, fold
-from parlour.service.grpc_server import GameServer, build_server
+from parlour.replay.check import replay
+from parlour.service.domain.fold import CARDS_DEALT, fold
+from parlour.service.domain.upcast import upcast
+from parlour.service.grpc.server import GameServer, build_server
 from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore
-from parlour.service.upcast import upcast
+from parlour.service.store.protocol import EventStore
 from parlour.v1 import lobby_pb2, replay_pb2, replay_pb2_grpc
 from tests.replay.games import Played, open_store, play_moves, seat_table
 from tests.replay.hidden import cards_in, hidden_from, public_cards

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from parlour.engine.registry import get_game
-from parlour.replay import ReplayError, load_log, replay, summarize, write_log
-from parlour.service.app import GameService
-from parlour.service.fold import (
+from parlour.replay.check import ReplayError, load_log, replay, summarize, write_log
+from parlour.service.app.service import GameService
+from parlour.service.domain.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,
     CHAINED_FROM,
@@ -32,14 +32,14 @@ from parlour.service.fold import (
     chained_digest,
     fold,
 )
-from parlour.service.notify import make_notifier
-from parlour.service.store import EventStore, StoredEvent
-from parlour.service.upcast import (
+from parlour.service.domain.upcast import (
     UnknownSchemaVersion,
     current_version,
     upcast,
     upcast_payload,
 )
+from parlour.service.notify import make_notifier
+from parlour.service.store.protocol import EventStore, StoredEvent
 from tests.replay.games import load_into_store, open_store, play_game
 
 Log = list[StoredEvent]

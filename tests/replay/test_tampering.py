@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from parlour.engine.actions import Action, ActionKind
-from parlour.replay import ReplayError, replay, summarize, write_log
-from parlour.service.fold import ACTION_TAKEN, CARDS_DEALT, GAME_FINISHED, Folded
-from parlour.service.store import StoredEvent
+from parlour.replay.check import ReplayError, replay, summarize, write_log
+from parlour.service.domain.fold import ACTION_TAKEN, CARDS_DEALT, GAME_FINISHED, Folded
+from parlour.service.store.protocol import StoredEvent
 
 Log = list[StoredEvent]
 

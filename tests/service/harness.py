@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 
 from parlour.client import ParlourClient, Seat
 from parlour.engine.cards import Card
-from parlour.service.database import open_store, upgrade_head
-from parlour.service.fold import Folded, fold
-from parlour.service.grpc_server import GameServer, build_server
+from parlour.service.domain.fold import Folded, fold
+from parlour.service.grpc.server import GameServer, build_server
 from parlour.service.notify import Notifier, make_notifier
-from parlour.service.store import EventStore
+from parlour.service.store.open import open_store, upgrade_head
+from parlour.service.store.protocol import EventStore
 from parlour.v1 import play_pb2
 from tests.dblog import DbLog
 

@@ -16,7 +16,7 @@ import grpc
 import pytest
 
 from parlour.client import ParlourClient, ParlourError, RetryPolicy
-from parlour.service.store import StoreUnavailable
+from parlour.service.store.protocol import StoreUnavailable
 from parlour.v1 import play_pb2
 from tests.service.harness import running_service, seated_table
 

@@ -22,10 +22,10 @@ import pytest
 
 from parlour.ai.worker import Worker, WorkerConfig
 from parlour.client import ParlourClient, ParlourError
-from parlour.service.clock import TurnClock
-from parlour.service.fold import fold
-from parlour.service.store import utcnow
-from parlour.service.sweeper import Sweeper, SweepSettings
+from parlour.service.app.sweeper import Sweeper, SweepSettings
+from parlour.service.domain.clock import TurnClock
+from parlour.service.domain.fold import fold
+from parlour.service.store.protocol import utcnow
 from parlour.v1 import lobby_pb2, play_pb2, replay_pb2, replay_pb2_grpc
 from tests.ai.bot_service import TOKEN, BotService, bot_service
 

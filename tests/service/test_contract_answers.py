@@ -18,11 +18,11 @@ from parlour.engine.cards import Suit, standard_deck
 from parlour.engine.crazy8s import CrazyEights
 from parlour.engine.hearts import HeartsState
 from parlour.engine.kaiser import KaiserState
-from parlour.service import convert
-from parlour.service.database import open_store, upgrade_head
-from parlour.service.grpc_server import build_server
+from parlour.service.grpc import convert
+from parlour.service.grpc.server import build_server
 from parlour.service.notify import make_notifier
-from parlour.service.store import SeatRow, TableRow
+from parlour.service.store.open import open_store, upgrade_head
+from parlour.service.store.protocol import SeatRow, TableRow
 from parlour.v1 import (
     catalogue_pb2,
     catalogue_pb2_grpc,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from parlour.service.app import GameService
-from parlour.service.errors import RequestIdReused
+from parlour.service.app.service import GameService
+from parlour.service.domain.errors import RequestIdReused
 from parlour.service.notify import make_notifier
 from tests.dblog import DbLog
 from tests.replay.games import open_store, seat_table

@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from parlour.service import events
-from parlour.service.app import Credentials, GameService
+from parlour.service.app.service import Credentials, GameService
+from parlour.service.domain import events
 from parlour.service.notify import make_notifier
-from parlour.service.store import StoredEvent
+from parlour.service.store.protocol import StoredEvent
 from tests.replay.games import open_store, play_moves, seat_table
 
 

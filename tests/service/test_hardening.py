@@ -18,7 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from parlour.client import tokens
-from parlour.service.limits import LIMITS, MAX_REQUEST_BYTES
+from parlour.service.grpc.limits import LIMITS, MAX_REQUEST_BYTES
 from parlour.v1 import (
     bots_pb2,
     bots_pb2_grpc,

@@ -1,7 +1,7 @@
 """The limits table and the contract cannot drift apart.
 
 Every string and repeated field of every request message (and of the
-messages inside them) has a limit in ``parlour.service.limits.LIMITS``, and
+messages inside them) has a limit in ``parlour.service.grpc.limits.LIMITS``, and
 the field's comment in the .proto file states the same number.
 """
 
@@ -17,7 +17,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from parlour.service.limits import LIMITS, MAX_REQUEST_BYTES, check_request
+from parlour.service.grpc.limits import LIMITS, MAX_REQUEST_BYTES, check_request
 from parlour.v1 import bots_pb2, catalogue_pb2, lobby_pb2, play_pb2, replay_pb2
 
 PROTO = Path(__file__).resolve().parents[2] / "proto"
@@ -174,7 +174,7 @@ def _filled(message_type: Descriptor, char: str):  # type: ignore[no-untyped-def
 
 @pytest.mark.parametrize("name", sorted(LIMITS))
 def test_one_past_each_limit_is_refused_naming_the_field(name: str) -> None:
-    from parlour.service.limits import LimitExceeded
+    from parlour.service.grpc.limits import LimitExceeded
 
     field_name = name.removesuffix(".item")
     for request_type in request_types():

@@ -38,11 +38,11 @@ from google.protobuf.message import Message
 
 from parlour.client import tokens
 from parlour.engine.base import GameState
-from parlour.service.app import GameService
-from parlour.service.database import open_store, upgrade_head
-from parlour.service.fold import Folded
-from parlour.service.grpc_server import LobbyServicer, PlayServicer, ReplayServicer
+from parlour.service.app.service import GameService
+from parlour.service.domain.fold import Folded
+from parlour.service.grpc.server import LobbyServicer, PlayServicer, ReplayServicer
 from parlour.service.notify import make_notifier
+from parlour.service.store.open import open_store, upgrade_head
 from parlour.v1 import (
     common_pb2,
     lobby_pb2,

@@ -14,7 +14,6 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from parlour.service.database import libpq_url, open_store, upgrade_head
 from parlour.service.notify import (
     NatsNotifier,
     Notifier,
@@ -22,7 +21,9 @@ from parlour.service.notify import (
     make_notifier,
     parse_note,
 )
-from parlour.service.store import NOTIFY_CHANNEL, EventStore
+from parlour.service.store.open import open_store, upgrade_head
+from parlour.service.store.protocol import NOTIFY_CHANNEL, EventStore
+from parlour.service.store.urls import libpq_url
 from tests.service.natsd import system_nats_url
 from tests.service.test_store import TABLE_HOSTED, action, hosted
 

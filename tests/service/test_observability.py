@@ -18,9 +18,9 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from parlour import ops
+from parlour.cli import options as ops
 from parlour.client import ParlourError
-from parlour.service.metrics import watch_store
+from parlour.service.app.metrics import watch_store
 from tests.service.harness import running_service, seated_table
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -142,7 +142,7 @@ async def test_parlour_health_says_whether_a_service_answers(sqlite_url: str) ->
 
 
 def test_a_hosted_table_is_logged_with_its_new_table_id(caplog: pytest.LogCaptureFixture) -> None:
-    from parlour.service.observe import ObservingInterceptor
+    from parlour.service.grpc.observe import ObservingInterceptor
     from parlour.v1 import lobby_pb2
 
     caplog.set_level(logging.INFO, logger="parlour.rpc")

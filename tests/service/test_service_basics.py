@@ -13,7 +13,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from parlour.client import ParlourClient, ParlourError, SyncParlourClient
 from parlour.engine.registry import all_games
-from parlour.service.clock import CLOCK_OPTIONS
+from parlour.service.domain.clock import CLOCK_OPTIONS
 from parlour.v1 import catalogue_pb2, lobby_pb2, play_pb2
 from tests.service.harness import running_service, seated_table
 

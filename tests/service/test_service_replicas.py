@@ -33,10 +33,10 @@ import grpc
 import pytest
 
 from parlour.client import ParlourClient, ParlourError, RetryPolicy
-from parlour.service.database import open_store, upgrade_head
-from parlour.service.fold import ACTION_TAKEN, Folded
-from parlour.service.grpc_server import GameServer, build_server
+from parlour.service.domain.fold import ACTION_TAKEN, Folded
+from parlour.service.grpc.server import GameServer, build_server
 from parlour.service.notify import make_notifier
+from parlour.service.store.open import open_store, upgrade_head
 from parlour.v1 import play_pb2
 from tests.dblog import DbLog
 from tests.service.harness import Table, seated_table

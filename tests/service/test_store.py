@@ -27,17 +27,18 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from parlour.service.database import (
+from parlour.service.domain.statuses import TableStatus
+from parlour.service.grpc.server import status_for
+from parlour.service.notify import PostgresNotifier, make_notifier
+from parlour.service.store.open import (
     downgrade_base,
     libpq_url,
     normalize_url,
     open_store,
     upgrade_head,
 )
-from parlour.service.domain import TableStatus
-from parlour.service.grpc_server import status_for
-from parlour.service.notify import PostgresNotifier, make_notifier
-from parlour.service.store import (
+from parlour.service.store.postgres import PostgresEventStore
+from parlour.service.store.protocol import (
     ConcurrencyConflict,
     DuplicateRequest,
     EventStore,
@@ -50,9 +51,8 @@ from parlour.service.store import (
     UnknownTable,
     utcnow,
 )
-from parlour.service.store_pg import PostgresEventStore
-from parlour.service.store_schema import metadata
-from parlour.service.store_sqlite import SqliteEventStore
+from parlour.service.store.schema import metadata
+from parlour.service.store.sqlite import SqliteEventStore
 
 ROOT = Path(__file__).resolve().parents[2]
 STORE_TABLES = {"events", "tables", "seats", "bot_leases", "turns"}

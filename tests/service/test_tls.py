@@ -19,11 +19,12 @@ import grpc
 import pytest
 import trustme
 
-from parlour import ops, serve
+from parlour.cli import options as ops
+from parlour.cli import serve
 from parlour.client import ParlourClient, ParlourError, RetryPolicy, tls_credentials
-from parlour.service.database import open_store, upgrade_head
-from parlour.service.grpc_server import build_server
+from parlour.service.grpc.server import build_server
 from parlour.service.notify import make_notifier
+from parlour.service.store.open import open_store, upgrade_head
 from tests.service.harness import play_randomly, seated_table
 
 WORKER_TOKEN = "a-worker-token-for-tls-tests"

@@ -6,7 +6,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from parlour.service.store_schema import bot_leases, events, seats, tables
+from parlour.service.store.schema import bot_leases, events, seats, tables
 
 
 def fingerprint(engine: sa.Engine) -> tuple[Any, ...]:

@@ -15,10 +15,10 @@ from textual.pilot import Pilot
 
 from parlour.ai.worker import Worker, WorkerConfig
 from parlour.client import ParlourClient
-from parlour.service.database import open_store, upgrade_head
-from parlour.service.grpc_server import GameServer, build_server
+from parlour.service.grpc.server import GameServer, build_server
 from parlour.service.notify import Notifier, make_notifier
-from parlour.service.store import EventStore
+from parlour.service.store.open import open_store, upgrade_head
+from parlour.service.store.protocol import EventStore
 from parlour.tui.app import ParlourApp
 from tests.dblog import DbLog
 

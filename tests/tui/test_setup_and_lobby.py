@@ -183,6 +183,6 @@ async def test_an_open_table_is_joined_from_the_lobby_and_followed_once_started(
 
 def test_parlour_play_is_a_subcommand_with_a_server_option() -> None:
     parser, module = build_parser("play")
-    assert module is not None and module.__name__ == "parlour.tui.command"
+    assert module is not None and module.__name__ == "parlour.cli.play"
     args = parser.parse_args(["play", "--server", "10.0.0.1:5"])
     assert args.server == "10.0.0.1:5"

@@ -17,7 +17,8 @@ from typing import Protocol
 
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.cards import Card, Suit
-from parlour.engine.view import Play, Trick, View
+from parlour.engine.trick import Play, Trick
+from parlour.engine.view import View
 
 Decide = Callable[[View, Sequence[Action], random.Random], Action]
 

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from parlour.ai.convert_results import end_reason, end_rule, hand_result
 from parlour.engine.actions import Action
 from parlour.engine.cards import Card, Suit
-from parlour.engine.view import Move, Play, PlayerView, Trick, View
+from parlour.engine.trick import Play, Trick
+from parlour.engine.view import Move, PlayerView, View
 from parlour.v1 import common_pb2, play_pb2
 
 SUITS: dict[int, Suit | None] = {

@@ -20,7 +20,7 @@ from parlour.engine.results import (
     WinnerRule,
     WizardRoundResult,
 )
-from parlour.engine.view import Play, Trick
+from parlour.engine.trick import Play, Trick
 from parlour.v1 import catalogue_pb2, common_pb2, play_pb2
 
 _SUITS: dict[int, Suit | None] = {

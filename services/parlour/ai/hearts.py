@@ -47,7 +47,8 @@ from parlour.ai.common import (
 from parlour.ai.hearts_pass import choose_give, plan_easy, plan_hard, plan_normal
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.cards import Card, Rank, Suit, standard_deck
-from parlour.engine.view import Play, View
+from parlour.engine.trick import Play
+from parlour.engine.view import View
 
 PACK = standard_deck()
 QUEEN_OF_SPADES = Card.parse("QS")

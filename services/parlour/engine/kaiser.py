@@ -40,7 +40,8 @@ from parlour.engine.results import (
     TieRule,
     WinnerRule,
 )
-from parlour.engine.view import Move, Play, PlayerView, Trick, View
+from parlour.engine.trick import Play, Trick
+from parlour.engine.view import Move, PlayerView, View
 
 SEATS = 4
 CEILING = 10

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from parlour.engine.cards import Card, Suit
-    from parlour.engine.view import Trick
+    from parlour.engine.trick import Trick
 
 
 class GameEnd(Enum):

@@ -12,27 +12,10 @@ from typing import TYPE_CHECKING
 
 from parlour.engine.actions import Action
 from parlour.engine.cards import Card, Suit
+from parlour.engine.trick import Trick
 
 if TYPE_CHECKING:
     from parlour.engine.results import EndReason, EndRule, HandResult
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    """One card played to a trick, and by whom."""
-
-    seat: int
-    card: Card
-
-
-@dataclass(frozen=True, slots=True)
-class Trick:
-    """A trick: who led, the cards in order, and (once complete) who took it."""
-
-    leader: int
-    plays: tuple[Play, ...]
-    winner: int | None = None
-    led_suit: Suit | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,8 @@ from parlour.engine.results import (
     WinnerRule,
     WizardRoundResult,
 )
-from parlour.engine.view import Move, Play, PlayerView, Trick, View
+from parlour.engine.trick import Play, Trick
+from parlour.engine.view import Move, PlayerView, View
 
 MIN_SEATS = 3
 MAX_SEATS = 6

@@ -16,7 +16,7 @@ from logging.config import fileConfig
 import sqlalchemy as sa
 from alembic import context
 
-from parlour.service.store_schema import metadata
+from parlour.service.store.schema import metadata
 
 DEFAULT_URL = "sqlite:///parlour.sqlite3"
 

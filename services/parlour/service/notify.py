@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
-from parlour.service.database import libpq_url, normalize_url
-from parlour.service.store import NOTIFY_CHANNEL, EventStore
+from parlour.service.store.protocol import NOTIFY_CHANNEL, EventStore
+from parlour.service.store.urls import libpq_url, normalize_url
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Iterable

@@ -1,0 +1,63 @@
+"""``parlour play``: the terminal client."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("PARLOUR_SERVER") or DEFAULT_SERVER,
+        metavar="ADDRESS",
+        help="host:port of a game service (default: $PARLOUR_SERVER or %(default)s)",
+    )
+    parser.add_argument(
+        "--tls-ca",
+        metavar="FILE",
+        default=os.environ.get("PARLOUR_TLS_CA") or None,
+        help="connect with TLS, trusting the CA certificate in FILE ('system': the "
+        "system's roots) (default: $PARLOUR_TLS_CA; none: plaintext)",
+    )
+    parser.add_argument(
+        "--table",
+        metavar="ID",
+        help="open your seat at this table at once (needs --token)",
+    )
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="a seat token for --table (from `parlour fork`, or a seat taken on another device)",
+    )
+    parser.add_argument(
+        "--seat",
+        type=int,
+        metavar="N",
+        help="the seat the token is for (default: found by asking the server)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from parlour.tui.app import ParlourApp  # Textual loads only when the client runs
+    from parlour.tui.opening import OpenFailed, open_seat
+
+    credentials = None
+    if args.tls_ca is not None:
+        from parlour.client import tls_credentials
+
+        credentials = tls_credentials(None if args.tls_ca == "system" else args.tls_ca)
+    seat = None
+    if bool(args.token) != bool(args.table):
+        print("parlour play: --table and --token go together", flush=True)
+        return 2
+    if args.table:
+        try:
+            seat = open_seat(args.server, args.table, args.token, args.seat, credentials)
+        except OpenFailed as failed:
+            print(f"parlour play: {failed}", flush=True)
+            return 2
+    ParlourApp(args.server, credentials=credentials, open_seat=seat).run()
+    return 0

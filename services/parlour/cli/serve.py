@@ -1,0 +1,180 @@
+"""``parlour serve``: run one game-service replica.
+
+Migrates the database first (unless --no-migrate), then prints the address it
+listens on (``parlour: serving on HOST:PORT``; with port 0 the port chosen)
+and serves until SIGINT or SIGTERM, finishing calls in flight before it stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from parlour.cli import options as ops
+from parlour.cli.migrate import database_url_argument, safe_url
+from parlour.service.app import sweeper
+from parlour.service.grpc.server import serve
+from parlour.service.notify import NOTIFY_ENV, NatsUnavailable, notify_setting
+from parlour.service.store.protocol import CONNECTIONS_ENV, DEFAULT_CONNECTIONS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--address",
+        default="127.0.0.1:50051",
+        help="host:port to listen on; port 0 picks a free one (default: %(default)s)",
+    )
+    database_url_argument(parser)
+    parser.add_argument(
+        "--no-migrate", action="store_true", help="do not migrate the database on start"
+    )
+    ops.worker_token_arguments(
+        parser, "the shared secret that lets AI workers act for bot seats (none: bots cannot act)"
+    )
+    parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=5.0,
+        help="how long an AI worker holds a bot turn it claimed; a worker that dies "
+        "mid-turn holds its table up this long (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--db-connections",
+        type=int,
+        default=None,
+        help="pooled database connections this replica holds at most, besides one LISTEN "
+        f"connection on Postgres (default: ${CONNECTIONS_ENV}, else {DEFAULT_CONNECTIONS})",
+    )
+    parser.add_argument(
+        "--notify",
+        default=None,
+        metavar="local|postgres|nats://HOST:PORT",
+        help="how replicas wake each other's watchers and the AI workers: postgres "
+        "(LISTEN/NOTIFY, the default on Postgres), nats://HOST:PORT (a NATS server; "
+        "appends commit without pg_notify) or local (this process only, the default on "
+        f"SQLite) (default: ${NOTIFY_ENV})",
+    )
+    parser.add_argument(
+        "--catch-up-seconds",
+        type=float,
+        default=15.0,
+        help="a Watch re-reads the store at least this often whatever it hears: the most "
+        "a lost wake-up delays an update (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--event-loop",
+        choices=("uvloop", "asyncio"),
+        default=os.environ.get("PARLOUR_EVENT_LOOP", "uvloop"),
+        help="the event loop: uvloop (less CPU per call; asyncio's where uvloop is not "
+        "installed) or asyncio's own (default: $PARLOUR_EVENT_LOOP or %(default)s)",
+    )
+    parser.add_argument(
+        "--sweep-seconds",
+        type=float,
+        default=None,
+        help="how often this replica looks for turn clocks that ran out and tables to "
+        f"expire (default: ${sweeper.SWEEP_SECONDS_ENV}, else {sweeper.DEFAULT_SWEEP_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--open-table-seconds",
+        type=float,
+        default=None,
+        help="an open table with no person joining for this long expires; 0: never "
+        f"(default: ${sweeper.OPEN_TABLE_SECONDS_ENV}, else "
+        f"{sweeper.DEFAULT_OPEN_TABLE_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--abandon-seconds",
+        type=float,
+        default=None,
+        help="a game with no person action for this long ends as abandoned; 0: never "
+        f"(default: ${sweeper.ABANDON_SECONDS_ENV}, else {sweeper.DEFAULT_ABANDON_SECONDS:g})",
+    )
+    ops.tls_server_arguments(parser)
+    ops.metrics_arguments(parser)
+    ops.log_arguments(parser, debug_help="DEBUG also logs health checks")
+
+
+def bot_levels() -> dict[str, tuple[str, ...]]:
+    """The bot levels to publish in the catalogue, if the AI package is installed."""
+    try:
+        from parlour.ai.registry import LEVELS
+    except ImportError:
+        return {}
+    return dict(LEVELS)
+
+
+def event_loop(name: str) -> Callable[[Coroutine[Any, Any, None]], None]:
+    """The function that runs the server's coroutine on the chosen event loop."""
+    if name == "uvloop":
+        try:
+            import uvloop
+        except ImportError:  # not built for this platform: asyncio's loop serves as well
+            return asyncio.run
+        return uvloop.run
+    return asyncio.run
+
+
+def run(args: argparse.Namespace) -> int:
+    ops.setup_logging(args)
+    credentials = ops.tls_server_credentials(args)
+    token = ops.worker_token(args)
+    ops.start_metrics(args.metrics_address)
+    host = args.address.rsplit(":", 1)[0]
+
+    def ready(port: int) -> None:
+        security = "TLS" if credentials is not None else "plaintext"
+        print(
+            f"parlour: serving on {host}:{port} ({security}; {safe_url(args.database_url)})",
+            flush=True,
+        )
+
+    host_only, _, port_text = args.address.rpartition(":")
+    problem = ops.port_problem(host_only.strip("[]") or "0.0.0.0", int(port_text or 0))
+    if problem is not None:
+        print(
+            f"parlour serve: cannot listen on {args.address} ({problem}); "
+            "stop what uses it, or choose another address with --address HOST:PORT",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 2
+    if args.catch_up_seconds <= 0:
+        print("parlour serve: --catch-up-seconds must be positive", file=sys.stderr)
+        return 2
+    notify = notify_setting(args.notify)
+    if notify not in (None, "", "local", "postgres") and not notify.startswith(
+        ("nats://", "tls://")
+    ):
+        print(
+            f"parlour serve: --notify must be local, postgres or nats://HOST:PORT, not {notify!r}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        event_loop(args.event_loop)(
+            serve(
+                args.address,
+                args.database_url,
+                migrate=not args.no_migrate,
+                worker_token=token,
+                credentials=credentials,
+                bot_levels=bot_levels(),
+                lease_seconds=args.lease_seconds,
+                connections=args.db_connections,
+                ready=ready,
+                notify=notify,
+                catch_up_seconds=args.catch_up_seconds,
+                sweep=sweeper.SweepSettings.from_env(
+                    args.sweep_seconds, args.open_table_seconds, args.abandon_seconds
+                ),
+            )
+        )
+    except NatsUnavailable as problem:
+        print(f"parlour serve: {problem}", file=sys.stderr, flush=True)
+        return 2
+    return 0

@@ -1,0 +1,325 @@
+"""Replay: rebuild a game from its event log, exactly, checking every step.
+
+A table's log (see ``service/fold.py``) records every fact of a game,
+including the shuffled decks, so folding it with the rules engine rebuilds the
+game on any machine without drawing a random number. Each ``CardsDealt`` and
+``ActionTaken`` event carries the digest of the engine state it produced; a
+replay recomputes it and stops at the first event whose result differs,
+naming that event. Events written with an older schema are read through the
+upcasters in ``service/upcast.py``, exactly as the service's fold reads them.
+
+Every committed deal is verified too (``service/deals.py``): the revealed
+deck and salt must hash to the commitment published before the deal was
+played, and with players' entropy the deck must be the one the server's seed
+(checked against its commitment) and the seats' contributions derive.
+
+The export format is JSON lines, one event per line, in seq order::
+
+    {"seq": 1, "type": "TableHosted", "schema_version": 1, "payload": {...}, "digest": ""}
+
+Events are exported as stored (an old event keeps its old schema version), so
+an exported log is the table's history byte for byte, not a reinterpretation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from parlour.engine.actions import Action
+from parlour.engine.base import GameState
+from parlour.engine.cards import Card
+from parlour.engine.errors import BadDeck, EngineError
+from parlour.service.domain.deals import DealChecker, DealCheckFailed
+from parlour.service.domain.fold import (
+    ACTION_TAKEN,
+    CARDS_DEALT,
+    GAME_FINISHED,
+    GAME_STARTED,
+    Folded,
+    event_digest,
+)
+from parlour.service.domain.upcast import UnknownSchemaVersion, upcast
+from parlour.service.store.open import open_store
+from parlour.service.store.protocol import EventStore, StoredEvent
+
+#: The fields of one exported line, in the order written.
+EXPORT_FIELDS = ("seq", "type", "schema_version", "payload", "digest")
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_COMPACT: dict[str, Any] = {"separators": (",", ":"), "sort_keys": True, "ensure_ascii": False}
+
+
+class ReplayError(Exception):
+    """The log does not replay: ``seq``/``type`` name the first event that failed.
+
+    ``expected`` is what the log claims (a digest, scores, a valid deck...),
+    ``got`` what the engine produced or said.
+    """
+
+    def __init__(self, seq: int, type: str, expected: str, got: str, what: str = "") -> None:
+        where = f"event {seq} ({type}{': ' + what if what else ''})"
+        super().__init__(f"{where}: expected {expected}, got {got}")
+        self.seq = seq
+        self.type = type
+        self.expected = expected
+        self.got = got
+
+
+# -- the log as a file --------------------------------------------------------------------
+
+
+def event_line(event: StoredEvent) -> str:
+    """One exported line (without its newline).
+
+    Payload keys are sorted (Postgres JSONB does not keep their order), so a
+    game exports to the same bytes from either database.
+    """
+    fields = [
+        json.dumps(name) + ":" + json.dumps(getattr(event, name), **_COMPACT)
+        for name in EXPORT_FIELDS
+    ]
+    return "{" + ",".join(fields) + "}"
+
+
+def write_log(events: Iterable[StoredEvent], out: IO[str]) -> int:
+    """Write ``events`` as JSON lines; returns how many were written."""
+    count = 0
+    for event in events:
+        out.write(event_line(event) + "\n")
+        count += 1
+    return count
+
+
+async def export_game(store: EventStore, game_id: str, out: IO[str]) -> int:
+    """Write table ``game_id``'s whole log to ``out``; returns the number of events."""
+    events = await store.read(game_id)
+    if not events:
+        raise LookupError(f"no table {game_id!r} in {store.url}")
+    return write_log(events, out)
+
+
+async def read_log(database_url: str, game_id: str) -> list[StoredEvent]:
+    """Table ``game_id``'s whole log from the database (LookupError if there is none)."""
+    store = open_store(database_url, connections=1)
+    try:
+        events = await store.read(game_id)
+    finally:
+        await store.close()
+    if not events:
+        raise LookupError(f"no table {game_id!r}")
+    return events
+
+
+def parse_log(lines: Iterable[str], source: str = "log") -> list[StoredEvent]:
+    """Events from exported JSON lines (blank lines are skipped)."""
+    events: list[StoredEvent] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            event = StoredEvent(
+                game_id=source,
+                seq=int(record["seq"]),
+                type=str(record["type"]),
+                schema_version=int(record.get("schema_version", 1)),
+                payload=dict(record["payload"]),
+                digest=str(record.get("digest") or ""),
+                request_id=None,
+                created_at=_EPOCH,
+            )
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{source} line {number} is not an exported event: {error}") from None
+        events.append(event)
+    return events
+
+
+def load_log(path: str | Path) -> list[StoredEvent]:
+    """The events of an exported log file."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as lines:
+        return parse_log(lines, path.name)
+
+
+# -- the replay ---------------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    """One replayed event and the game right after it.
+
+    ``state`` is the live engine state (None before the game starts); it
+    changes at the next step, so read what you need from it now. ``digest``
+    is the recomputed digest ("" before the game starts, or when not checking).
+    """
+
+    event: StoredEvent
+    state: GameState | None
+    digest: str
+    setup: dict[str, Any]
+
+
+def replay(
+    events: Iterable[StoredEvent], *, check: bool = True, deals: DealChecker | None = None
+) -> Iterator[Step]:
+    """Fold ``events`` one by one with the engine, yielding each step.
+
+    With ``check`` (the default) every stored digest is compared with the
+    recomputed one and a ``GameFinished`` event's scores with the engine's;
+    the first difference raises :class:`ReplayError`, as does an event the
+    engine refuses or a gap in the seqs. Checking also verifies every deal's
+    commitment (and derivation) with ``deals`` (a fresh :class:`DealChecker`
+    if not given), raising at the first that fails.
+    """
+    folded = Folded()
+    checker = deals if deals is not None else DealChecker()
+    for stored in events:
+        if stored.seq != folded.seq + 1:
+            raise ReplayError(
+                stored.seq,
+                stored.type,
+                f"the event after {folded.seq}",
+                f"seq {stored.seq}",
+                "the log has a gap or is out of order",
+            )
+        try:
+            event = upcast(stored)
+        except UnknownSchemaVersion as error:
+            raise ReplayError(
+                stored.seq, stored.type, "a schema version this Parlour reads", str(error)
+            ) from None
+        previous = folded.digest
+        _apply(folded, event)
+        state = folded.state
+        digest = ""
+        if check:
+            digest = event_digest(stored, previous, state) if state is not None else ""
+            _check(event, state, digest)
+            try:
+                checker.check(event.type, event.payload)
+            except DealCheckFailed as failed:
+                raise ReplayError(
+                    event.seq, event.type, failed.expected, failed.got, failed.what
+                ) from None
+        yield Step(event, state, digest, folded.setup)
+
+
+def _apply(folded: Folded, event: StoredEvent) -> None:
+    """Fold one event, turning every refusal into a ReplayError naming it."""
+    state = folded.state
+    try:
+        folded.apply(event)
+    except EngineError as error:
+        if event.type == CARDS_DEALT and state is not None and isinstance(error, BadDeck):
+            _check_deck(event, state)  # the engine refused the deck unchanged: name the cards
+        raise ReplayError(
+            event.seq, event.type, "an event the rules allow", str(error), _what(event)
+        ) from None
+    except (KeyError, ValueError, TypeError, AssertionError) as error:
+        raise ReplayError(
+            event.seq,
+            event.type,
+            "a well-formed payload",
+            f"{type(error).__name__}: {error} in {json.dumps(event.payload)[:200]}",
+        ) from None
+
+
+def _check_deck(event: StoredEvent, state: GameState) -> None:
+    """Name the card(s) a tampered deck gets wrong (the engine only says it is wrong);
+    called once the engine refused it, on the state it left unchanged."""
+    wanted = state.chance()
+    if wanted is None:
+        return  # the engine's own refusal ("no deal is due now") says it best
+    given = Counter(Card.parse(code) for code in event.payload["cards"])
+    if given == Counter(wanted):
+        return
+    extra = sorted((given - Counter(wanted)).elements())
+    missing = sorted((Counter(wanted) - given).elements())
+    got = "a deck with " + " and ".join(
+        part
+        for part in (
+            f"{' '.join(map(str, extra))} too many" if extra else "",
+            f"{' '.join(map(str, missing))} missing" if missing else "",
+        )
+        if part
+    )
+    raise ReplayError(
+        event.seq, event.type, f"a shuffle of the {len(wanted)} cards the deal needs", got
+    )
+
+
+def _check(event: StoredEvent, state: GameState | None, digest: str) -> None:
+    if event.digest and digest != event.digest:
+        raise ReplayError(
+            event.seq,
+            event.type,
+            f"state digest {event.digest}",
+            f"{digest or 'no game state'}",
+            _what(event),
+        )
+    if event.type == GAME_FINISHED and state is not None:
+        claimed = [int(score) for score in event.payload.get("scores", ())]
+        if claimed != list(state.scores()) or not state.is_over:
+            raise ReplayError(
+                event.seq,
+                event.type,
+                f"final scores {claimed}",
+                f"scores {list(state.scores())}" + ("" if state.is_over else " with the game on"),
+            )
+
+
+def _what(event: StoredEvent) -> str:
+    if event.type == ACTION_TAKEN:
+        return f"seat {event.payload.get('seat')} {event.payload.get('action')}"
+    if event.type == CARDS_DEALT:
+        return f"{len(event.payload.get('cards', ()))} cards"
+    return ""
+
+
+# -- a summary, for machines ----------------------------------------------------------------
+
+
+def summarize(events: Sequence[StoredEvent], *, check: bool = True) -> dict[str, Any]:
+    """Replay ``events`` and describe the result as plain JSON-able data.
+
+    ``digests`` lists ``[seq, digest]`` for every event after the game began,
+    ``checked`` counts the stored digests that were compared.
+    """
+    digests: list[list[Any]] = []
+    checked = 0
+    last: Step | None = None
+    deals = DealChecker()
+    for step in replay(events, check=check, deals=deals):
+        if step.state is not None:
+            digests.append([step.event.seq, step.digest])
+        checked += bool(step.event.digest)
+        last = step
+    state = last.state if last is not None else None
+    setup = last.setup if last is not None else {}
+    return {
+        "game": setup.get("game", ""),
+        "seats": setup.get("seats", 0),
+        "options": setup.get("options", {}),
+        "events": len(events),
+        "checked": checked if check else 0,
+        "started": any(event.type == GAME_STARTED for event in events),
+        "finished": bool(state is not None and state.is_over),
+        "hand_scores": [list(hand) for hand in state.view(None).hand_scores] if state else [],
+        "scores": list(state.scores()) if state else [],
+        "winners": list(state.winners()) if state else [],
+        "digests": digests,
+        "deals_verified": deals.verified,
+        "deals_uncommitted": deals.uncommitted,
+        "players_entropy": deals.entropy,
+    }
+
+
+def action_of(event: StoredEvent) -> tuple[int, Action]:
+    """The seat and action of an ``ActionTaken`` event."""
+    return int(event.payload["seat"]), Action.parse(str(event.payload["action"]))

@@ -1,0 +1,191 @@
+"""Typed domain events: one frozen dataclass per event type of a table's log.
+
+Each class names its type (``TYPE``) and the schema version writers use for
+it today (:meth:`DomainEvent.schema_version`, from ``upcast.CURRENT_VERSIONS``);
+:meth:`DomainEvent.new` makes the event to append, with its payload. A stored
+event is read back with :func:`decode`, which upcasts an older schema version
+first (``upcast.py``), so a reader only ever meets the current shape. The
+store keeps payloads as JSON objects: tuples here are lists there.
+
+Nothing here knows of gRPC or of a database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from parlour.service.domain.statuses import EventType
+from parlour.service.domain.upcast import current_version, upcast
+from parlour.service.store.protocol import NewEvent, StoredEvent
+
+
+@dataclass(frozen=True)
+class DomainEvent:
+    """An event of a table's log, by its fields."""
+
+    TYPE: ClassVar[EventType]
+
+    @classmethod
+    def schema_version(cls) -> int:
+        """The version of this type's payload that is written today."""
+        return current_version(cls.TYPE)
+
+    def payload(self) -> dict[str, Any]:
+        """The payload the store keeps (JSON values: tuples become lists).
+
+        A field left at None is an optional key the payload does not carry
+        (a table without players' entropy has no seed, an old deal no salt).
+        """
+        return {
+            item.name: list(value) if isinstance(value, tuple) else value
+            for item in fields(self)
+            for value in (getattr(self, item.name),)
+            if value is not None
+        }
+
+    def new(self, digest: str = "") -> NewEvent:
+        """The event to append (``digest``: the chained digest, for the events that carry one)."""
+        return NewEvent(self.TYPE.value, self.payload(), digest, self.schema_version())
+
+
+@dataclass(frozen=True)
+class TableHosted(DomainEvent):
+    """A table was set up: the game, its seats and options, and who may sit where."""
+
+    TYPE = EventType.TABLE_HOSTED
+    game: str
+    seats: int
+    options: dict[str, Any] = field(default_factory=dict)
+    seat_kinds: tuple[str, ...] = ()
+    bot_levels: tuple[str, ...] = ()
+    name: str = ""
+    # the turn clock's settings (clock.py): turn_seconds, bank_seconds, away_bot_level
+    clock: dict[str, Any] | None = None
+    # players' entropy (docs/fair-deals.md): the option, the public commitment
+    # to the server's seed, and the seed itself (private until the game is over)
+    players_entropy: bool | None = None
+    server_seed_commitment: str | None = None
+    server_seed: str | None = None
+
+
+@dataclass(frozen=True)
+class SeatTaken(DomainEvent):
+    TYPE = EventType.SEAT_TAKEN
+    seat: int
+    player_name: str = ""
+    entropy: str | None = None  # the seat's contribution to the shuffle, as hex
+
+
+@dataclass(frozen=True)
+class SeatLeft(DomainEvent):
+    TYPE = EventType.SEAT_LEFT
+    seat: int
+
+
+@dataclass(frozen=True)
+class GameStarted(DomainEvent):
+    TYPE = EventType.GAME_STARTED
+    contributions: tuple[str, ...] | None = None  # with players' entropy, in seat order
+
+
+@dataclass(frozen=True)
+class CardsDealt(DomainEvent):
+    """The outcome of chance: the shuffled cards, in dealing order."""
+
+    TYPE = EventType.CARDS_DEALT
+    cards: tuple[str, ...]
+    # schema 4: the deal's number, its salt (private until the game is over)
+    # and the public commitment to cards and salt (docs/fair-deals.md)
+    deal: int | None = None
+    salt: str | None = None
+    commitment: str | None = None
+
+
+@dataclass(frozen=True)
+class ActionTaken(DomainEvent):
+    """A seat's move, in the engine's notation ("play QS", "bid 3")."""
+
+    TYPE = EventType.ACTION_TAKEN
+    seat: int
+    action: str
+
+
+@dataclass(frozen=True)
+class GameFinished(DomainEvent):
+    TYPE = EventType.GAME_FINISHED
+    scores: tuple[int, ...] = ()
+    winners: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class SeatAway(DomainEvent):
+    """A person's turn clock ran out: a bot of ``bot_level`` plays the seat from now."""
+
+    TYPE = EventType.SEAT_AWAY
+    seat: int
+    bot_level: str = ""
+
+
+@dataclass(frozen=True)
+class SeatReturned(DomainEvent):
+    """The person took the seat back with its token."""
+
+    TYPE = EventType.SEAT_RETURNED
+    seat: int
+
+
+@dataclass(frozen=True)
+class TableExpired(DomainEvent):
+    """An open table nobody started in time."""
+
+    TYPE = EventType.TABLE_EXPIRED
+
+
+@dataclass(frozen=True)
+class GameAbandoned(DomainEvent):
+    """No person acted in time: the game ends with the scores as they stand, no winner."""
+
+    TYPE = EventType.GAME_ABANDONED
+    scores: tuple[int, ...] = ()
+    winners: tuple[int, ...] = ()
+
+
+EVENT_CLASSES: dict[str, type[DomainEvent]] = {
+    kind.TYPE.value: kind
+    for kind in (
+        TableHosted,
+        SeatTaken,
+        SeatLeft,
+        GameStarted,
+        CardsDealt,
+        ActionTaken,
+        GameFinished,
+        SeatAway,
+        SeatReturned,
+        TableExpired,
+        GameAbandoned,
+    )
+}
+
+
+class UnknownEventType(Exception):
+    """A stored event whose type this code does not know."""
+
+
+def decode(event: StoredEvent) -> DomainEvent:
+    """The typed event a stored one holds, upcast to the current schema version.
+
+    Fields a payload lacks take their defaults (early logs wrote fewer); keys
+    that are not fields are not read.
+    """
+    kind = EVENT_CLASSES.get(event.type)
+    if kind is None:
+        raise UnknownEventType(f"no event type {event.type!r}")
+    payload = upcast(event).payload
+    values = {}
+    for item in fields(kind):
+        if item.name in payload:
+            value = payload[item.name]
+            values[item.name] = tuple(value) if isinstance(value, list) else value
+    return kind(**values)
