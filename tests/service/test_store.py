@@ -30,13 +30,7 @@ from alembic.migration import MigrationContext
 from parlour.service.domain.statuses import TableStatus
 from parlour.service.grpc.server import status_for
 from parlour.service.notify import PostgresNotifier, make_notifier
-from parlour.service.store.open import (
-    downgrade_base,
-    libpq_url,
-    normalize_url,
-    open_store,
-    upgrade_head,
-)
+from parlour.service.store.open import downgrade_base, open_store, upgrade_head
 from parlour.service.store.postgres import PostgresEventStore
 from parlour.service.store.protocol import (
     ConcurrencyConflict,
@@ -53,6 +47,7 @@ from parlour.service.store.protocol import (
 )
 from parlour.service.store.schema import metadata
 from parlour.service.store.sqlite import SqliteEventStore
+from parlour.service.store.urls import libpq_url, normalize_url
 
 ROOT = Path(__file__).resolve().parents[2]
 STORE_TABLES = {"events", "tables", "seats", "bot_leases", "turns"}
