@@ -1,7 +1,11 @@
 """The event store's contract, run against every implementation.
 
-:class:`RecorderContract` holds the tests (after the ``eventsourcing``
-library's recorder tests); :class:`TestSQLiteStore` runs them on
+:class:`RecorderContract` holds the tests every backend must pass (after the
+``eventsourcing`` library's recorder tests); a backend's case gives it a
+``store`` and a ``replica`` (a second store over the same data, as another
+replica would hold). :class:`DatabaseContract` adds what a database behind
+the store must do (migrations, the connection budget). :class:`TestMemoryStore`
+runs the contract on ``MemoryEventStore``, :class:`TestSQLiteStore` on
 ``SqliteEventStore`` over an SQLite file and :class:`TestPostgresStore` on
 ``PostgresEventStore`` over a fresh Postgres database (see
 ``tests/conftest.py``), each adding what only its backend has.
@@ -30,6 +34,7 @@ from alembic.migration import MigrationContext
 from parlour.service.domain.statuses import TableStatus
 from parlour.service.grpc.server import status_for
 from parlour.service.notify import PostgresNotifier, make_notifier
+from parlour.service.store.memory import MemoryEventStore
 from parlour.service.store.open import downgrade_base, open_store, upgrade_head
 from parlour.service.store.postgres import PostgresEventStore
 from parlour.service.store.protocol import (
@@ -92,48 +97,11 @@ async def race(racers: list[Awaitable[Any]]) -> list[Any]:
 
 
 class RecorderContract:
-    """What every backend of the event store must do."""
+    """What every backend of the event store must do.
 
-    @pytest.fixture
-    def url(self) -> str:
-        raise NotImplementedError
-
-    @pytest.fixture
-    async def store(self, url: str) -> AsyncIterator[EventStore]:
-        upgrade_head(url)
-        store = open_store(url, connections=4)
-        yield store
-        await store.close()
-
-    @pytest.fixture
-    async def replica(self, url: str, store: EventStore) -> AsyncIterator[EventStore]:
-        """A second store over the same database, as another replica would hold."""
-        other = open_store(url, connections=4)
-        yield other
-        await other.close()
-
-    # --- migrations -------------------------------------------------------------------
-
-    async def test_migrations_upgrade_an_empty_database_and_downgrade_it_back(
-        self, url: str
-    ) -> None:
-        assert schema_tables(url) == set()
-        upgrade_head(url)
-        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
-        downgrade_base(url)
-        assert schema_tables(url) == {"alembic_version"}
-        upgrade_head(url)
-        upgrade_head(url)  # at head already: nothing to do
-        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
-
-    async def test_migrations_build_exactly_the_schema_the_store_uses(
-        self, store: EventStore
-    ) -> None:
-        engine = sa.create_engine(normalize_url(store.url), poolclass=sa.pool.NullPool)
-        with engine.connect() as conn:
-            context = MigrationContext.configure(conn, opts={"compare_type": True})
-            assert compare_metadata(context, metadata) == []
-        engine.dispose()
+    A backend's case provides two fixtures: ``store``, an empty store, and
+    ``replica``, a second store over the same data, as another replica would hold.
+    """
 
     # --- events -----------------------------------------------------------------------
 
@@ -397,31 +365,6 @@ class RecorderContract:
         await store.append("people", 1, [NewEvent("SeatTaken", {})], person_active_at=later)
         assert await store.idle_tables("open", later) == []  # type: ignore[arg-type]
 
-    # --- the connection budget ---------------------------------------------------------
-
-    async def test_calls_beyond_the_connection_budget_wait_their_turn(self, url: str) -> None:
-        upgrade_head(url)
-        store = open_store(url, connections=2)
-        try:
-            await store.create_table(hosted(), [TABLE_HOSTED])
-            reads = await asyncio.gather(*(store.read("t1") for _ in range(20)))
-            assert all(len(events) == 1 for events in reads)
-            stats = store.stats()
-            assert stats["connections"] == 2
-            assert 1 <= stats["open"] <= 2 and stats["in_use"] == 0
-        finally:
-            await store.close()
-
-    def test_the_budget_comes_from_the_environment_when_not_given(
-        self, url: str, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "3")
-        assert open_store(url).stats()["connections"] == 3
-        assert open_store(url, connections=5).stats()["connections"] == 5
-        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "0")
-        with pytest.raises(ValueError):
-            open_store(url)
-
     # --- waking waiters ---------------------------------------------------------------
 
     async def test_a_waiter_is_woken_by_an_append_of_its_store(self, store: EventStore) -> None:
@@ -450,7 +393,108 @@ class RecorderContract:
             await notifier.stop()
 
 
-class TestSQLiteStore(RecorderContract):
+class DatabaseContract(RecorderContract):
+    """What a backend over a database must do besides: migrate it, keep to a budget."""
+
+    @pytest.fixture
+    def url(self) -> str:
+        raise NotImplementedError
+
+    @pytest.fixture
+    async def store(self, url: str) -> AsyncIterator[EventStore]:
+        upgrade_head(url)
+        store = open_store(url, connections=4)
+        yield store
+        await store.close()
+
+    @pytest.fixture
+    async def replica(self, url: str, store: EventStore) -> AsyncIterator[EventStore]:
+        """A second store over the same database, as another replica would hold."""
+        other = open_store(url, connections=4)
+        yield other
+        await other.close()
+
+    # --- migrations -------------------------------------------------------------------
+
+    async def test_migrations_upgrade_an_empty_database_and_downgrade_it_back(
+        self, url: str
+    ) -> None:
+        assert schema_tables(url) == set()
+        upgrade_head(url)
+        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
+        downgrade_base(url)
+        assert schema_tables(url) == {"alembic_version"}
+        upgrade_head(url)
+        upgrade_head(url)  # at head already: nothing to do
+        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
+
+    async def test_migrations_build_exactly_the_schema_the_store_uses(
+        self, store: EventStore
+    ) -> None:
+        engine = sa.create_engine(normalize_url(store.url), poolclass=sa.pool.NullPool)
+        with engine.connect() as conn:
+            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            assert compare_metadata(context, metadata) == []
+        engine.dispose()
+
+    # --- the connection budget ---------------------------------------------------------
+
+    async def test_calls_beyond_the_connection_budget_wait_their_turn(self, url: str) -> None:
+        upgrade_head(url)
+        store = open_store(url, connections=2)
+        try:
+            await store.create_table(hosted(), [TABLE_HOSTED])
+            reads = await asyncio.gather(*(store.read("t1") for _ in range(20)))
+            assert all(len(events) == 1 for events in reads)
+            stats = store.stats()
+            assert stats["connections"] == 2
+            assert 1 <= stats["open"] <= 2 and stats["in_use"] == 0
+        finally:
+            await store.close()
+
+    def test_the_budget_comes_from_the_environment_when_not_given(
+        self, url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "3")
+        assert open_store(url).stats()["connections"] == 3
+        assert open_store(url, connections=5).stats()["connections"] == 5
+        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "0")
+        with pytest.raises(ValueError):
+            open_store(url)
+
+
+class TestMemoryStore(RecorderContract):
+    @pytest.fixture
+    async def store(self) -> AsyncIterator[EventStore]:
+        store = open_store("memory://")
+        yield store
+        await store.close()
+
+    @pytest.fixture
+    async def replica(self, store: EventStore) -> AsyncIterator[EventStore]:
+        assert isinstance(store, MemoryEventStore)
+        yield store.replica()
+
+    async def test_a_memory_url_opens_a_new_empty_store_each_time(self, store: EventStore) -> None:
+        assert isinstance(store, MemoryEventStore)
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        other = open_store("memory://")
+        assert await other.list_tables() == []
+        assert await other.last_seq("t1") == 0
+
+    async def test_migrating_a_memory_url_has_nothing_to_do(self, store: EventStore) -> None:
+        upgrade_head("memory://")
+        downgrade_base("memory://")
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        assert await store.last_seq("t1") == 1
+
+    async def test_a_closed_memory_store_keeps_its_tables(self, store: EventStore) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        await store.close()
+        assert await store.last_seq("t1") == 1
+
+
+class TestSQLiteStore(DatabaseContract):
     @pytest.fixture
     def url(self, sqlite_url: str) -> str:
         return sqlite_url
@@ -482,7 +526,7 @@ class TestSQLiteStore(RecorderContract):
 
 
 @pytest.mark.postgres
-class TestPostgresStore(RecorderContract):
+class TestPostgresStore(DatabaseContract):
     @pytest.fixture
     def url(self, postgres_url: str) -> str:
         return postgres_url
