@@ -122,6 +122,17 @@ class RecorderContract:
         assert await store.last_seq("t1") == 3
         assert await store.last_seq("nobody") == 0
 
+    async def test_what_a_reader_gets_is_its_own_copy(self, store: EventStore) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        payload: dict[str, Any] = {"cards": ["QS"]}
+        await store.append("t1", 1, [NewEvent("Dealt", payload)])
+        payload["cards"].append("KS")
+        [read] = await store.read("t1", after_seq=1)
+        read.payload["cards"].append("AS")
+        (await store.get_table("t1")).options["rounds"] = 1
+        assert (await store.read("t1", after_seq=1))[0].payload == {"cards": ["QS"]}
+        assert (await store.get_table("t1")).options == hosted().options
+
     async def test_read_returns_the_events_after_after_seq_up_to_upto_seq(
         self, store: EventStore
     ) -> None:
@@ -283,6 +294,32 @@ class RecorderContract:
         assert len(await listed(limit=2)) == 2
         assert all(len(t.seat_rows) == 3 for t in await store.list_tables())
 
+    async def test_list_tables_pages_newest_first_after_the_keyset_cursor(
+        self, store: EventStore
+    ) -> None:
+        start = utcnow()
+        # two pairs share a creation time: the id breaks the tie
+        times = {"e": 0, "b": 1, "d": 1, "a": 2, "c": 2}
+        for table_id, minutes in times.items():
+            created = start + timedelta(minutes=minutes)
+            table = replace(hosted(table_id), created_at=created, updated_at=created)
+            await store.create_table(table, [TABLE_HOSTED])
+        pages: list[list[str]] = []
+        after = None
+        for _ in times:  # at most one page per table, should the cursor be ignored
+            page = await store.list_tables(TableQuery(limit=2, after=after))
+            if not page:
+                break
+            pages.append([t.table_id for t in page])
+            after = (page[-1].created_at, page[-1].table_id)
+        assert pages == [["a", "c"], ["b", "d"], ["e"]]
+
+    async def test_count_tables_counts_them_by_status(self, store: EventStore) -> None:
+        assert await store.count_tables() == {}
+        for table_id, status in (("a", "open"), ("b", "playing"), ("c", "open")):
+            await store.create_table(hosted(table_id, status=status), [TABLE_HOSTED])
+        assert await store.count_tables() == {"open": 2, "playing": 1}
+
     # --- bot leases -------------------------------------------------------------------
 
     async def test_two_workers_claiming_the_same_bot_turn_only_one_gets_it(
@@ -312,6 +349,34 @@ class RecorderContract:
         assert await store.claim_bot_turn("w1", 30, candidates) == ("t1", 1, 1)
         await store.release_lease("t1", 1)
         assert await store.claim_bot_turn("w3", 30, candidates) == ("t1", 1, 1)
+
+    async def test_a_lease_is_released_by_its_holder_and_read_back_until_then(
+        self, store: EventStore
+    ) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        assert await store.get_lease("t1", 1) is None
+        assert await store.claim_bot_turn("w1", 30, [("t1", 1, 4)]) == ("t1", 1, 4)
+        lease = await store.get_lease("t1", 1)
+        assert lease is not None
+        assert (lease.table_id, lease.seat, lease.worker_id, lease.version) == ("t1", 1, "w1", 4)
+        assert lease.expires_at > utcnow()
+        assert not await store.release_lease("t1", 1, "w2")  # not w2's to give up
+        assert await store.release_lease("t1", 1, "w1")
+        assert not await store.release_lease("t1", 1)
+        assert await store.get_lease("t1", 1) is None
+
+    async def test_a_lease_of_an_earlier_version_or_an_unknown_table_is_no_obstacle(
+        self, store: EventStore
+    ) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        assert await store.claim_bot_turn("w1", 30, [("t1", 1, 2)]) == ("t1", 1, 2)
+        # the table moved on: the turn at version 3 is a new turn, whoever held the old one
+        assert await store.claim_bot_turn("w2", 30, [("nobody", 1, 3), ("t1", 1, 3)]) == (
+            "t1",
+            1,
+            3,
+        )
+        assert await store.claim_bot_turn("w1", 30, [("t1", 1, 3)]) is None
 
     async def test_an_expired_lease_can_be_taken_over(self, store: EventStore) -> None:
         await store.create_table(hosted(), [TABLE_HOSTED])
