@@ -1,7 +1,11 @@
 """The event store's contract, run against every implementation.
 
-:class:`RecorderContract` holds the tests (after the ``eventsourcing``
-library's recorder tests); :class:`TestSQLiteStore` runs them on
+:class:`RecorderContract` holds the tests every backend must pass (after the
+``eventsourcing`` library's recorder tests); a backend's case gives it a
+``store`` and a ``replica`` (a second store over the same data, as another
+replica would hold). :class:`DatabaseContract` adds what a database behind
+the store must do (migrations, the connection budget). :class:`TestMemoryStore`
+runs the contract on ``MemoryEventStore``, :class:`TestSQLiteStore` on
 ``SqliteEventStore`` over an SQLite file and :class:`TestPostgresStore` on
 ``PostgresEventStore`` over a fresh Postgres database (see
 ``tests/conftest.py``), each adding what only its backend has.
@@ -30,6 +34,7 @@ from alembic.migration import MigrationContext
 from parlour.service.domain.statuses import TableStatus
 from parlour.service.grpc.server import status_for
 from parlour.service.notify import PostgresNotifier, make_notifier
+from parlour.service.store.memory import MemoryEventStore
 from parlour.service.store.open import downgrade_base, open_store, upgrade_head
 from parlour.service.store.postgres import PostgresEventStore
 from parlour.service.store.protocol import (
@@ -92,48 +97,11 @@ async def race(racers: list[Awaitable[Any]]) -> list[Any]:
 
 
 class RecorderContract:
-    """What every backend of the event store must do."""
+    """What every backend of the event store must do.
 
-    @pytest.fixture
-    def url(self) -> str:
-        raise NotImplementedError
-
-    @pytest.fixture
-    async def store(self, url: str) -> AsyncIterator[EventStore]:
-        upgrade_head(url)
-        store = open_store(url, connections=4)
-        yield store
-        await store.close()
-
-    @pytest.fixture
-    async def replica(self, url: str, store: EventStore) -> AsyncIterator[EventStore]:
-        """A second store over the same database, as another replica would hold."""
-        other = open_store(url, connections=4)
-        yield other
-        await other.close()
-
-    # --- migrations -------------------------------------------------------------------
-
-    async def test_migrations_upgrade_an_empty_database_and_downgrade_it_back(
-        self, url: str
-    ) -> None:
-        assert schema_tables(url) == set()
-        upgrade_head(url)
-        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
-        downgrade_base(url)
-        assert schema_tables(url) == {"alembic_version"}
-        upgrade_head(url)
-        upgrade_head(url)  # at head already: nothing to do
-        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
-
-    async def test_migrations_build_exactly_the_schema_the_store_uses(
-        self, store: EventStore
-    ) -> None:
-        engine = sa.create_engine(normalize_url(store.url), poolclass=sa.pool.NullPool)
-        with engine.connect() as conn:
-            context = MigrationContext.configure(conn, opts={"compare_type": True})
-            assert compare_metadata(context, metadata) == []
-        engine.dispose()
+    A backend's case provides two fixtures: ``store``, an empty store, and
+    ``replica``, a second store over the same data, as another replica would hold.
+    """
 
     # --- events -----------------------------------------------------------------------
 
@@ -153,6 +121,17 @@ class RecorderContract:
         assert read[0].created_at.tzinfo is not None
         assert await store.last_seq("t1") == 3
         assert await store.last_seq("nobody") == 0
+
+    async def test_what_a_reader_gets_is_its_own_copy(self, store: EventStore) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        payload: dict[str, Any] = {"cards": ["QS"]}
+        await store.append("t1", 1, [NewEvent("Dealt", payload)])
+        payload["cards"].append("KS")
+        [read] = await store.read("t1", after_seq=1)
+        read.payload["cards"].append("AS")
+        (await store.get_table("t1")).options["rounds"] = 1
+        assert (await store.read("t1", after_seq=1))[0].payload == {"cards": ["QS"]}
+        assert (await store.get_table("t1")).options == hosted().options
 
     async def test_read_returns_the_events_after_after_seq_up_to_upto_seq(
         self, store: EventStore
@@ -315,6 +294,32 @@ class RecorderContract:
         assert len(await listed(limit=2)) == 2
         assert all(len(t.seat_rows) == 3 for t in await store.list_tables())
 
+    async def test_list_tables_pages_newest_first_after_the_keyset_cursor(
+        self, store: EventStore
+    ) -> None:
+        start = utcnow()
+        # two pairs share a creation time: the id breaks the tie
+        times = {"e": 0, "b": 1, "d": 1, "a": 2, "c": 2}
+        for table_id, minutes in times.items():
+            created = start + timedelta(minutes=minutes)
+            table = replace(hosted(table_id), created_at=created, updated_at=created)
+            await store.create_table(table, [TABLE_HOSTED])
+        pages: list[list[str]] = []
+        after = None
+        for _ in times:  # at most one page per table, should the cursor be ignored
+            page = await store.list_tables(TableQuery(limit=2, after=after))
+            if not page:
+                break
+            pages.append([t.table_id for t in page])
+            after = (page[-1].created_at, page[-1].table_id)
+        assert pages == [["a", "c"], ["b", "d"], ["e"]]
+
+    async def test_count_tables_counts_them_by_status(self, store: EventStore) -> None:
+        assert await store.count_tables() == {}
+        for table_id, status in (("a", "open"), ("b", "playing"), ("c", "open")):
+            await store.create_table(hosted(table_id, status=status), [TABLE_HOSTED])
+        assert await store.count_tables() == {"open": 2, "playing": 1}
+
     # --- bot leases -------------------------------------------------------------------
 
     async def test_two_workers_claiming_the_same_bot_turn_only_one_gets_it(
@@ -345,11 +350,41 @@ class RecorderContract:
         await store.release_lease("t1", 1)
         assert await store.claim_bot_turn("w3", 30, candidates) == ("t1", 1, 1)
 
+    async def test_a_lease_is_released_by_its_holder_and_read_back_until_then(
+        self, store: EventStore
+    ) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        assert await store.get_lease("t1", 1) is None
+        assert await store.claim_bot_turn("w1", 30, [("t1", 1, 4)]) == ("t1", 1, 4)
+        lease = await store.get_lease("t1", 1)
+        assert lease is not None
+        assert (lease.table_id, lease.seat, lease.worker_id, lease.version) == ("t1", 1, "w1", 4)
+        assert lease.expires_at > utcnow()
+        assert not await store.release_lease("t1", 1, "w2")  # not w2's to give up
+        assert await store.release_lease("t1", 1, "w1")
+        assert not await store.release_lease("t1", 1)
+        assert await store.get_lease("t1", 1) is None
+
+    async def test_a_lease_of_an_earlier_version_or_an_unknown_table_is_no_obstacle(
+        self, store: EventStore
+    ) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        assert await store.claim_bot_turn("w1", 30, [("t1", 1, 2)]) == ("t1", 1, 2)
+        # the table moved on: the turn at version 3 is a new turn, whoever held the old one
+        assert await store.claim_bot_turn("w2", 30, [("nobody", 1, 3), ("t1", 1, 3)]) == (
+            "t1",
+            1,
+            3,
+        )
+        assert await store.claim_bot_turn("w1", 30, [("t1", 1, 3)]) is None
+
     async def test_an_expired_lease_can_be_taken_over(self, store: EventStore) -> None:
         await store.create_table(hosted(), [TABLE_HOSTED])
-        assert await store.claim_bot_turn("w1", 0.05, [("t1", 1, 1)]) == ("t1", 1, 1)
-        assert await store.claim_bot_turn("w2", 30, [("t1", 1, 1)]) is None
-        await asyncio.sleep(0.1)
+        # A lease of no length has run out by the next claim, however soon it comes; that
+        # a live one keeps others out is test_a_worker_passes_over_a_leased_turn_...
+        assert await store.claim_bot_turn("w1", 0, [("t1", 1, 1)]) == ("t1", 1, 1)
+        expired = await store.get_lease("t1", 1)
+        assert expired is not None and expired.worker_id == "w1"
         assert await store.claim_bot_turn("w2", 30, [("t1", 1, 1)]) == ("t1", 1, 1)
         assert await store.claim_bot_turn("w1", 30, [("t1", 1, 1)]) is None
 
@@ -397,31 +432,6 @@ class RecorderContract:
         await store.append("people", 1, [NewEvent("SeatTaken", {})], person_active_at=later)
         assert await store.idle_tables("open", later) == []  # type: ignore[arg-type]
 
-    # --- the connection budget ---------------------------------------------------------
-
-    async def test_calls_beyond_the_connection_budget_wait_their_turn(self, url: str) -> None:
-        upgrade_head(url)
-        store = open_store(url, connections=2)
-        try:
-            await store.create_table(hosted(), [TABLE_HOSTED])
-            reads = await asyncio.gather(*(store.read("t1") for _ in range(20)))
-            assert all(len(events) == 1 for events in reads)
-            stats = store.stats()
-            assert stats["connections"] == 2
-            assert 1 <= stats["open"] <= 2 and stats["in_use"] == 0
-        finally:
-            await store.close()
-
-    def test_the_budget_comes_from_the_environment_when_not_given(
-        self, url: str, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "3")
-        assert open_store(url).stats()["connections"] == 3
-        assert open_store(url, connections=5).stats()["connections"] == 5
-        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "0")
-        with pytest.raises(ValueError):
-            open_store(url)
-
     # --- waking waiters ---------------------------------------------------------------
 
     async def test_a_waiter_is_woken_by_an_append_of_its_store(self, store: EventStore) -> None:
@@ -450,7 +460,108 @@ class RecorderContract:
             await notifier.stop()
 
 
-class TestSQLiteStore(RecorderContract):
+class DatabaseContract(RecorderContract):
+    """What a backend over a database must do besides: migrate it, keep to a budget."""
+
+    @pytest.fixture
+    def url(self) -> str:
+        raise NotImplementedError
+
+    @pytest.fixture
+    async def store(self, url: str) -> AsyncIterator[EventStore]:
+        upgrade_head(url)
+        store = open_store(url, connections=4)
+        yield store
+        await store.close()
+
+    @pytest.fixture
+    async def replica(self, url: str, store: EventStore) -> AsyncIterator[EventStore]:
+        """A second store over the same database, as another replica would hold."""
+        other = open_store(url, connections=4)
+        yield other
+        await other.close()
+
+    # --- migrations -------------------------------------------------------------------
+
+    async def test_migrations_upgrade_an_empty_database_and_downgrade_it_back(
+        self, url: str
+    ) -> None:
+        assert schema_tables(url) == set()
+        upgrade_head(url)
+        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
+        downgrade_base(url)
+        assert schema_tables(url) == {"alembic_version"}
+        upgrade_head(url)
+        upgrade_head(url)  # at head already: nothing to do
+        assert schema_tables(url) == STORE_TABLES | {"alembic_version"}
+
+    async def test_migrations_build_exactly_the_schema_the_store_uses(
+        self, store: EventStore
+    ) -> None:
+        engine = sa.create_engine(normalize_url(store.url), poolclass=sa.pool.NullPool)
+        with engine.connect() as conn:
+            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            assert compare_metadata(context, metadata) == []
+        engine.dispose()
+
+    # --- the connection budget ---------------------------------------------------------
+
+    async def test_calls_beyond_the_connection_budget_wait_their_turn(self, url: str) -> None:
+        upgrade_head(url)
+        store = open_store(url, connections=2)
+        try:
+            await store.create_table(hosted(), [TABLE_HOSTED])
+            reads = await asyncio.gather(*(store.read("t1") for _ in range(20)))
+            assert all(len(events) == 1 for events in reads)
+            stats = store.stats()
+            assert stats["connections"] == 2
+            assert 1 <= stats["open"] <= 2 and stats["in_use"] == 0
+        finally:
+            await store.close()
+
+    def test_the_budget_comes_from_the_environment_when_not_given(
+        self, url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "3")
+        assert open_store(url).stats()["connections"] == 3
+        assert open_store(url, connections=5).stats()["connections"] == 5
+        monkeypatch.setenv("PARLOUR_DB_CONNECTIONS", "0")
+        with pytest.raises(ValueError):
+            open_store(url)
+
+
+class TestMemoryStore(RecorderContract):
+    @pytest.fixture
+    async def store(self) -> AsyncIterator[EventStore]:
+        store = open_store("memory://")
+        yield store
+        await store.close()
+
+    @pytest.fixture
+    async def replica(self, store: EventStore) -> AsyncIterator[EventStore]:
+        assert isinstance(store, MemoryEventStore)
+        yield store.replica()
+
+    async def test_a_memory_url_opens_a_new_empty_store_each_time(self, store: EventStore) -> None:
+        assert isinstance(store, MemoryEventStore)
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        other = open_store("memory://")
+        assert await other.list_tables() == []
+        assert await other.last_seq("t1") == 0
+
+    async def test_migrating_a_memory_url_has_nothing_to_do(self, store: EventStore) -> None:
+        upgrade_head("memory://")
+        downgrade_base("memory://")
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        assert await store.last_seq("t1") == 1
+
+    async def test_a_closed_memory_store_keeps_its_tables(self, store: EventStore) -> None:
+        await store.create_table(hosted(), [TABLE_HOSTED])
+        await store.close()
+        assert await store.last_seq("t1") == 1
+
+
+class TestSQLiteStore(DatabaseContract):
     @pytest.fixture
     def url(self, sqlite_url: str) -> str:
         return sqlite_url
@@ -482,7 +593,7 @@ class TestSQLiteStore(RecorderContract):
 
 
 @pytest.mark.postgres
-class TestPostgresStore(RecorderContract):
+class TestPostgresStore(DatabaseContract):
     @pytest.fixture
     def url(self, postgres_url: str) -> str:
         return postgres_url

@@ -1,7 +1,9 @@
 """Opening a store by URL, and the schema's migrations (the drivers' side of the store).
 
 :func:`open_store` picks the implementation of :class:`~parlour.service.store.protocol.EventStore`
-for a URL; :func:`upgrade_head` runs the Alembic migrations, the schema's single source.
+for a URL: Postgres, an SQLite file, or ``memory://`` (nothing kept after the process
+ends: for tests and quick trials). :func:`upgrade_head` runs the Alembic migrations,
+the schema's single source (a memory store has no schema to migrate).
 """
 
 from __future__ import annotations
@@ -21,7 +23,12 @@ MIGRATIONS_DIR = Path(str(resources.files("parlour").joinpath("migrations")))
 
 
 def open_store(url: str, *, connections: int | None = None) -> EventStore:
-    """The store for ``url``: Postgres (``postgresql[+psycopg]://``) or an SQLite file."""
+    """The store for ``url``: Postgres (``postgresql[+psycopg]://``), an SQLite file, or
+    ``memory://``, a new empty store in this process that holds nothing after it ends."""
+    if is_memory(url):
+        from parlour.service.store.memory import MemoryEventStore
+
+        return MemoryEventStore(url)
     budget = connection_budget(connections)
     if normalize_url(url).get_backend_name() == "postgresql":
         from parlour.service.store.postgres import PostgresEventStore
@@ -30,6 +37,11 @@ def open_store(url: str, *, connections: int | None = None) -> EventStore:
     from parlour.service.store.sqlite import SqliteEventStore
 
     return SqliteEventStore(url, budget)
+
+
+def is_memory(url: str) -> bool:
+    """Whether ``url`` names the in-process store (``memory://``)."""
+    return normalize_url(url).get_backend_name() == "memory"
 
 
 def alembic_config(url: str) -> Any:
@@ -46,6 +58,8 @@ def alembic_config(url: str) -> Any:
 def _alembic(url: str, command_name: str, revision: str) -> None:
     from alembic import command
 
+    if is_memory(url):
+        return  # nothing stored, so no schema to build or drop
     parsed = normalize_url(url)
     engine = sa.create_engine(parsed, poolclass=sa.pool.NullPool)
     try:

@@ -19,7 +19,8 @@ nothing is. Two writers at the same version serialize on the table row; the
 second re-checks the version after the first commits and matches nothing. A
 seq or request-id clash fails the whole statement. The NOTIFY rides on it and
 is sent only if it commits. Lobby changes that also rewrite seats run the
-same statement and the seat upsert in one transaction.
+same statement and the seat upsert in one transaction. The statements
+themselves are in ``postgres_sql.py``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
+from parlour.service.store import postgres_sql as sql
 from parlour.service.store.protocol import (
     CONNECTION_WAIT_SECONDS,
     NOTIFY_CHANNEL,
@@ -54,126 +56,6 @@ from parlour.service.store.protocol import (
 from parlour.service.store.urls import libpq_url, normalize_url
 
 Connection = psycopg.AsyncConnection[Any]
-
-# The version bump (the guard), the insert made only if it matched, and the NOTIFY. The
-# events and the turns go as one JSON array each (json.dumps is C; psycopg dumps a
-# Python list element by element).
-_APPEND = """
-WITH bump AS (
-    UPDATE tables
-    SET version = %(new_version)s, updated_at = %(now)s,
-        status = coalesce(%(new_status)s::text, status),
-        person_active_at = coalesce(%(active)s::timestamptz, person_active_at)
-    WHERE table_id = %(g)s AND version = %(expected)s
-    RETURNING table_id
-), ins AS (
-    INSERT INTO events
-        (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
-    SELECT bump.table_id, e.seq, e.type, e.schema_version, e.payload, e.digest,
-           e.request_id, %(now)s
-    FROM bump, jsonb_to_recordset(%(events)s::jsonb) AS e(
-        seq int, type text, schema_version int, payload jsonb, digest text, request_id text)
-    RETURNING seq
-), gone AS (
-    DELETE FROM turns USING bump
-    WHERE %(set_turns)s AND turns.table_id = bump.table_id AND turns.seat NOT IN (
-        SELECT (t->>'seat')::int FROM jsonb_array_elements(%(turns)s::jsonb) AS t)
-), put AS (
-    INSERT INTO turns (table_id, seat, game, version, kind, since, deadline)
-    SELECT bump.table_id, t.seat, t.game, %(new_version)s, t.kind, t.since, t.deadline
-    FROM bump, jsonb_to_recordset(%(turns)s::jsonb)
-         AS t(seat int, game text, kind text, since timestamptz, deadline timestamptz)
-    ON CONFLICT (table_id, seat) DO UPDATE SET version = excluded.version,
-        kind = excluded.kind, since = excluded.since, deadline = excluded.deadline
-)
-SELECT {notify}, (SELECT count(*) FROM ins) FROM bump
-"""
-# with pg_notify -> the statement; without, the NOTIFY is left to the notifier
-_APPENDS = {
-    notify: _APPEND.replace("{notify}", "pg_notify(%(channel)s, %(note)s)" if notify else "NULL")
-    for notify in (True, False)
-}
-_INSERT_TABLE = """
-INSERT INTO tables (table_id, game, seats, options, status, host_token_hash, version, name,
-                    created_at, updated_at, person_active_at)
-VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, %s)
-"""
-_INSERT_EVENT = """
-INSERT INTO events (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
-VALUES (%s, %s, %s, %s, %s::jsonb, %s, %s, %s)
-"""
-_INSERT_TURN = """
-INSERT INTO turns (table_id, seat, game, version, kind, since, deadline)
-VALUES (%s, %s, %s, %s, %s, %s, %s)
-"""
-_UPSERT_SEAT = """
-INSERT INTO seats (table_id, seat, kind, bot_level, player_name, token_hash, occupied)
-VALUES (%s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (table_id, seat) DO UPDATE SET kind = excluded.kind,
-    bot_level = excluded.bot_level, player_name = excluded.player_name,
-    token_hash = excluded.token_hash, occupied = excluded.occupied
-"""
-_READ = """
-SELECT seq, type, schema_version, payload, digest, request_id, created_at
-FROM events WHERE game_id = %s AND seq > %s AND seq <= coalesce(%s, seq) ORDER BY seq
-"""
-_FIND_REQUEST = "SELECT seq FROM events WHERE game_id = %s AND request_id = %s"
-_LAST_SEQ = "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = %s"
-# Tables with their seats in one round trip (the seats as a JSON array of rows).
-_TABLES = """
-SELECT t.table_id, t.game, t.seats, t.options, t.status, t.host_token_hash, t.version,
-       t.name, t.created_at, t.updated_at, t.person_active_at,
-       coalesce((SELECT json_agg(json_build_array(s.seat, s.kind, s.bot_level, s.player_name,
-                                                  s.token_hash, s.occupied) ORDER BY s.seat)
-                 FROM seats s WHERE s.table_id = t.table_id), '[]'::json)
-FROM tables t
-"""
-_GET_TABLE = _TABLES + " WHERE t.table_id = %s"
-# newest first, after the keyset cursor (created_at, table_id) when one is given
-_LIST_TABLES = (
-    _TABLES
-    + " WHERE t.status = coalesce(%(status)s, t.status) AND t.game = coalesce(%(game)s, t.game)"
-    + " AND (%(created)s::timestamptz IS NULL OR t.created_at < %(created)s"
-    + " OR (t.created_at = %(created)s AND t.table_id > %(after_id)s))"
-    + " ORDER BY t.created_at DESC, t.table_id LIMIT %(limit)s"
-)
-_CLAIM_LEASE = """
-INSERT INTO bot_leases (table_id, seat, worker_id, version, expires_at)
-VALUES (%(table_id)s, %(seat)s, %(worker_id)s, %(version)s, %(expires_at)s)
-ON CONFLICT (table_id, seat) DO UPDATE SET worker_id = excluded.worker_id,
-    version = excluded.version, expires_at = excluded.expires_at
-WHERE bot_leases.expires_at <= %(now)s OR bot_leases.worker_id = excluded.worker_id
-   OR bot_leases.version < excluded.version
-RETURNING table_id
-"""
-_RELEASE_LEASE = """
-DELETE FROM bot_leases WHERE table_id = %s AND seat = %s AND worker_id = coalesce(%s, worker_id)
-"""
-_GET_LEASE = """
-SELECT table_id, seat, worker_id, version, expires_at FROM bot_leases
-WHERE table_id = %s AND seat = %s
-"""
-_COUNT_TABLES = "SELECT status, count(*) FROM tables GROUP BY status"
-# The bot workers' claim: an index scan of ix_turns_kind_since (bot turns, the longest
-# waiting first), skipping those under a live lease; turns waiting for people are never read.
-_BOT_TURNS = """
-SELECT t.table_id, t.seat, t.version FROM turns t
-LEFT JOIN bot_leases l ON l.table_id = t.table_id AND l.seat = t.seat
-WHERE t.kind = 'bot' AND (cardinality(%(games)s::text[]) = 0 OR t.game = ANY(%(games)s::text[]))
-  AND (l.table_id IS NULL OR l.expires_at <= %(now)s OR l.version < t.version
-       OR l.worker_id = %(worker)s)
-ORDER BY t.since LIMIT %(limit)s
-"""
-_DUE_TURNS = """
-SELECT table_id, seat, version FROM turns WHERE deadline <= %s ORDER BY deadline LIMIT %s
-"""
-_IDLE_TABLES = """
-SELECT table_id FROM tables WHERE status = %s AND person_active_at < %s
-ORDER BY person_active_at LIMIT %s
-"""
-_TURN_ROWS = """
-SELECT seat, kind, game, since, deadline FROM turns WHERE table_id = %s ORDER BY seat
-"""
 
 
 class PostgresEventStore(EventStore):
@@ -246,29 +128,17 @@ class PostgresEventStore(EventStore):
         )
         try:
             async with self._connection() as conn, conn.transaction():
-                await conn.execute(_INSERT_TABLE, values)
+                await conn.execute(sql.INSERT_TABLE, values)
                 async with conn.cursor() as cursor:
                     await cursor.executemany(
-                        _UPSERT_SEAT, _seat_params(table.table_id, table.seat_rows)
+                        sql.UPSERT_SEAT, _seat_params(table.table_id, table.seat_rows)
                     )
-                    await cursor.executemany(_INSERT_EVENT, [_event_row(event) for event in stored])
+                    await cursor.executemany(
+                        sql.INSERT_EVENT, [_event_row(event) for event in stored]
+                    )
                     if turns:  # a table forked in play: its turns with it
-                        version = len(stored)
-                        await cursor.executemany(
-                            _INSERT_TURN,
-                            [
-                                (
-                                    table.table_id,
-                                    t.seat,
-                                    t.game,
-                                    version,
-                                    str(t.kind),
-                                    t.since,
-                                    t.deadline,
-                                )
-                                for t in turns
-                            ],
-                        )
+                        rows = _turn_rows(table.table_id, len(stored), turns)
+                        await cursor.executemany(sql.INSERT_TURN, rows)
         except psycopg.IntegrityError as error:
             raise AppendRefused(version_moved=False) from error
 
@@ -319,27 +189,29 @@ class PostgresEventStore(EventStore):
                 async with conn.transaction():  # a lobby change: the seats too
                     await _append(conn, params, self.notify_in_transaction)
                     async with conn.cursor() as cursor:
-                        await cursor.executemany(_UPSERT_SEAT, _seat_params(table_id, seat_updates))
+                        await cursor.executemany(
+                            sql.UPSERT_SEAT, _seat_params(table_id, seat_updates)
+                        )
         except psycopg.IntegrityError as error:
             raise AppendRefused(version_moved=False) from error
 
     async def read(
         self, table_id: str, after_seq: int = 0, upto_seq: int | None = None
     ) -> list[StoredEvent]:
-        rows = await self._fetch(_READ, (table_id, after_seq, upto_seq))
+        rows = await self._fetch(sql.READ, (table_id, after_seq, upto_seq))
         return [StoredEvent(table_id, *row) for row in rows]
 
     async def last_seq(self, table_id: str) -> int:
-        return int((await self._fetch(_LAST_SEQ, (table_id,), one=True))[0])
+        return int((await self._fetch(sql.LAST_SEQ, (table_id,), one=True))[0])
 
     async def find_request(self, table_id: str, request_id: str) -> int | None:
-        row = await self._fetch(_FIND_REQUEST, (table_id, request_id), one=True)
+        row = await self._fetch(sql.FIND_REQUEST, (table_id, request_id), one=True)
         return None if row is None else int(row[0])
 
     # --- the lobby ------------------------------------------------------------------------
 
     async def get_table(self, table_id: str) -> TableRow:
-        row = await self._fetch(_GET_TABLE, (table_id,), one=True)
+        row = await self._fetch(sql.GET_TABLE, (table_id,), one=True)
         if row is None:
             raise UnknownTable(table_id)
         return _table(row)
@@ -353,48 +225,50 @@ class PostgresEventStore(EventStore):
             "after_id": after_id,
             "limit": query.limit,
         }
-        return [_table(row) for row in await self._fetch(_LIST_TABLES, params)]
+        return [_table(row) for row in await self._fetch(sql.LIST_TABLES, params)]
 
     # --- bot leases -----------------------------------------------------------------------
 
     async def _claim(self, claim: dict[str, Any]) -> bool:
         try:
-            return await self._fetch(_CLAIM_LEASE, claim, one=True) is not None
+            return await self._fetch(sql.CLAIM_LEASE, claim, one=True) is not None
         except psycopg.IntegrityError:
             return False  # the table is gone (foreign key)
 
     async def release_lease(self, table_id: str, seat: int, worker_id: str | None = None) -> bool:
         async with self._connection() as conn:
-            cursor = await conn.execute(_RELEASE_LEASE, (table_id, seat, worker_id))
+            cursor = await conn.execute(sql.RELEASE_LEASE, (table_id, seat, worker_id))
             return cursor.rowcount > 0
 
     async def get_lease(self, table_id: str, seat: int) -> Lease | None:
-        row = await self._fetch(_GET_LEASE, (table_id, seat), one=True)
+        row = await self._fetch(sql.GET_LEASE, (table_id, seat), one=True)
         return None if row is None else Lease(*row)
 
     async def bot_turns(
         self, now: datetime, games: Sequence[str] = (), limit: int = 16, worker_id: str = ""
     ) -> list[Turn]:
         params = {"now": now, "games": list(games), "limit": limit, "worker": worker_id}
-        return [(t, s, v) for t, s, v in await self._fetch(_BOT_TURNS, params)]
+        return [(t, s, v) for t, s, v in await self._fetch(sql.BOT_TURNS, params)]
 
     async def due_turns(self, now: datetime, limit: int = 100) -> list[Turn]:
-        return [(t, s, v) for t, s, v in await self._fetch(_DUE_TURNS, (now, limit))]
+        return [(t, s, v) for t, s, v in await self._fetch(sql.DUE_TURNS, (now, limit))]
 
     async def idle_tables(
         self, status: TableStatus, before: datetime, limit: int = 100
     ) -> list[str]:
-        rows = await self._fetch(_IDLE_TABLES, (str(status), before, limit))
+        rows = await self._fetch(sql.IDLE_TABLES, (str(status), before, limit))
         return [row[0] for row in rows]
 
     async def turn_rows(self, table_id: str) -> list[TurnRow]:
         return [
             TurnRow(seat, SeatKind(kind), game, since, deadline)
-            for seat, kind, game, since, deadline in await self._fetch(_TURN_ROWS, (table_id,))
+            for seat, kind, game, since, deadline in await self._fetch(sql.TURN_ROWS, (table_id,))
         ]
 
     async def count_tables(self) -> dict[str, int]:
-        return {str(status): int(count) for status, count in await self._fetch(_COUNT_TABLES, ())}
+        return {
+            str(status): int(count) for status, count in await self._fetch(sql.COUNT_TABLES, ())
+        }
 
     def stats(self) -> dict[str, int]:
         figures = self._pool_.get_stats() if self._pool_ is not None else {}
@@ -490,7 +364,7 @@ def _table(row: tuple[Any, ...]) -> TableRow:
 
 
 async def _append(conn: Connection, params: dict[str, Any], notify: bool) -> None:
-    statement = _APPENDS[notify]
+    statement = sql.APPENDS[notify]
     cursor = await conn.execute(statement, params, prepare=True)
     if await cursor.fetchone() is None:
         raise AppendRefused(version_moved=True)  # nothing written (rolls back a transaction)

@@ -1,39 +1,41 @@
-"""The event store: an append-only log of each table's events plus the lobby projections.
+"""The event store protocol: an append-only log per table plus the lobby projections.
 
 A stored event is (table_id, seq, type, payload). The key (table_id, seq) is the
 optimistic-concurrency check: a writer appends at ``expected_seq + 1`` and,
 of two writers that read the same version, only one can; the other gets
 :class:`ConcurrencyConflict` and nothing of its append is written. Driver
 errors are translated at this boundary (``raise ... from``): callers see
-only this module's exceptions, :class:`StoreUnavailable` when the database
-cannot be reached.
+only the store's exceptions (``values.py``), :class:`StoreUnavailable` when
+the database cannot be reached.
 
 :class:`EventStore` is the one protocol the application uses, all of it
-async. There is one implementation per backend, each on the driver made for
-it (``database.open_store`` picks one by URL):
+async; appending is written once here, the rest by each implementation
+(``open.open_store`` picks one by URL):
 
-* Postgres, the deployment backend: ``store_pg.PostgresEventStore``, psycopg 3
+* Postgres, the deployment backend: ``postgres.PostgresEventStore``, psycopg 3
   with a ``psycopg_pool`` pool, every statement sent from the event loop.
-* An SQLite file, the embedded default: ``store_sqlite.SqliteEventStore``,
+* An SQLite file, the embedded default: ``sqlite.SqliteEventStore``,
   SQLAlchemy Core in worker threads, writers serialized (a lock per file in
   the process, ``BEGIN IMMEDIATE`` and a busy timeout across processes).
+* ``memory://``: ``memory.MemoryEventStore``, plain Python objects in the
+  process, for tests and quick trials.
 
-The same contract test runs against both (``tests/service/test_store.py``).
+The same contract test runs against all three (``tests/service/test_store.py``).
 
 **Connection budget.** A process holds at most ``connections`` pooled
 connections (``--db-connections``, ``$PARLOUR_DB_CONNECTIONS``, default
 :data:`DEFAULT_CONNECTIONS`), plus on Postgres one LISTEN connection of its
-notifier (none with the NATS notifier). Callers beyond the budget wait for a connection, up to
-:data:`CONNECTION_WAIT_SECONDS`, then get :class:`StoreUnavailable`.
-Postgres's default ``max_connections`` of 100 thus carries about ten
-replicas at the default budget of 8.
+notifier (none with the NATS notifier). Callers beyond the budget wait for a
+connection, up to :data:`CONNECTION_WAIT_SECONDS`, then get
+:class:`StoreUnavailable`. Postgres's default ``max_connections`` of 100 thus
+carries about ten replicas at the default budget of 8.
 
 This module imports no driver (the application layer uses it). The schema
 comes from the Alembic migrations (``migrations/``, run by
-``database.upgrade_head``), the single source of it; ``store_schema.py``
-describes it for SQLAlchemy and a test keeps the two equal. Every key is led
-by the table id, and no hot statement joins across tables, so the schema can
-be distributed by table id.
+``open.upgrade_head``), the single source of it; ``schema.py`` describes it
+for SQLAlchemy and a test keeps the two equal. Every key is led by the table
+id, and no hot statement joins across tables, so the schema can be
+distributed by table id.
 """
 
 from __future__ import annotations
@@ -41,14 +43,60 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
+from parlour.service.store.values import (
+    ConcurrencyConflict,
+    DuplicateRequest,
+    Lease,
+    NewEvent,
+    SeatRow,
+    StoredEvent,
+    StoreError,
+    StoreUnavailable,
+    TableQuery,
+    TableRow,
+    Turn,
+    TurnRow,
+    UnknownTable,
+    utcnow,
+)
 
+# The values and errors are named here too: the other layers import them with the protocol.
+__all__ = [
+    "CONNECTIONS_ENV",
+    "CONNECTION_WAIT_SECONDS",
+    "DEFAULT_CONNECTIONS",
+    "NOTIFY_CHANNEL",
+    "AppendRefused",
+    "ConcurrencyConflict",
+    "DuplicateRequest",
+    "EventStore",
+    "Lease",
+    "Listener",
+    "NewEvent",
+    "PendingAppend",
+    "SeatRow",
+    "StoreError",
+    "StoreUnavailable",
+    "StoredEvent",
+    "TableQuery",
+    "TableRow",
+    "Turn",
+    "TurnRow",
+    "UnknownTable",
+    "aware",
+    "connection_budget",
+    "first_activity",
+    "stored_events",
+    "utcnow",
+]
+
+#: the Postgres NOTIFY channel of appends ("table_id:seq:bot_turn")
 NOTIFY_CHANNEL = "parlour_events"
-#: a second channel, notified only by appends that leave a bot (or an away seat) to act
 #: pooled connections per process unless configured (see the module docstring)
 DEFAULT_CONNECTIONS = 8
 CONNECTIONS_ENV = "PARLOUR_DB_CONNECTIONS"
@@ -60,130 +108,6 @@ CONNECTION_WAIT_SECONDS = 10.0
 Listener = Callable[[str, int, bool], Awaitable[None] | None]
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-# --- values --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NewEvent:
-    """An event about to be appended; the store gives it its seq."""
-
-    type: str
-    payload: dict[str, Any]
-    digest: str = ""
-    schema_version: int = 1
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """An event as recorded in a table's log (``game_id`` is the table's id)."""
-
-    game_id: str
-    seq: int
-    type: str
-    schema_version: int
-    payload: dict[str, Any]
-    digest: str
-    request_id: str | None
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class SeatRow:
-    """One seat of a table as the lobby sees it."""
-
-    seat: int
-    kind: SeatKind
-    bot_level: str | None = None
-    player_name: str | None = None
-    token_hash: str | None = None  # sha256 hex of the seat token
-    occupied: bool = False
-
-
-@dataclass(frozen=True)
-class TableRow:
-    """A table in the lobby: the projection of its events."""
-
-    table_id: str
-    game: str
-    seats: int
-    options: dict[str, Any]
-    status: TableStatus
-    host_token_hash: str
-    version: int  # seq of the table's last event
-    name: str
-    created_at: datetime = field(default_factory=utcnow)
-    updated_at: datetime = field(default_factory=utcnow)
-    seat_rows: tuple[SeatRow, ...] = ()
-    #: the last person activity (None: no person at the table); see idle_tables
-    person_active_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class Lease:
-    """One worker's claim on a bot seat's turn at ``version``, until ``expires_at``."""
-
-    table_id: str
-    seat: int
-    worker_id: str
-    version: int
-    expires_at: datetime
-
-
-#: (table_id, seat, version): a bot seat's turn
-Turn = tuple[str, int, int]
-
-
-@dataclass(frozen=True)
-class TurnRow:
-    """One row of the "who must act now" projection (``turns``): a seat the table waits for.
-
-    ``kind`` is who plays it now: BOT for a bot seat or a person's seat being
-    played by a bot (away), PERSON otherwise. ``since`` is when the seat's
-    turn began (the time of the event that started it) and ``deadline`` when
-    its clock runs out (None: no clock). Both are derived from the event log
-    (``clock.py``), so the projection can be rebuilt from it.
-    """
-
-    seat: int
-    kind: SeatKind
-    game: str
-    since: datetime
-    deadline: datetime | None = None
-
-
-class StoreError(Exception):
-    """Base of the store's own errors."""
-
-
-class ConcurrencyConflict(StoreError):
-    """Another writer took the (table_id, seq) this append expected to be free."""
-
-
-class DuplicateRequest(StoreError):
-    """The request_id was already used for this table; ``first_seq`` is what it produced."""
-
-    def __init__(self, game_id: str, request_id: str, first_seq: int) -> None:
-        super().__init__(f"request {request_id!r} already produced event {first_seq} of {game_id}")
-        self.game_id = game_id
-        self.request_id = request_id
-        self.first_seq = first_seq
-
-
-class UnknownTable(StoreError):
-    """No table has this id."""
-
-
-class StoreUnavailable(StoreError):
-    """The database cannot be reached (down, overloaded, or the connection dropped)."""
-
-
-# --- the protocol --------------------------------------------------------------------------
-
-
 class AppendRefused(Exception):
     """What an implementation raises when an append or a new table wrote nothing: the
     table was not at the expected version (``version_moved``) or a key clashed."""
@@ -191,18 +115,6 @@ class AppendRefused(Exception):
     def __init__(self, *, version_moved: bool) -> None:
         super().__init__("version moved" if version_moved else "key clash")
         self.version_moved = version_moved
-
-
-@dataclass(frozen=True)
-class TableQuery:
-    """Which tables a listing wants: at most ``limit``, optionally only those with this
-    status and/or game, and only those after ``after`` = (created_at, table_id) in the
-    listing's order (the keyset cursor of a page)."""
-
-    status: TableStatus | None = None
-    game: str | None = None
-    limit: int = 100
-    after: tuple[datetime, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -218,7 +130,7 @@ class PendingAppend:
     #: written in the same transaction as the events
     turns: Sequence[TurnRow] | None = None
     #: whether the append leaves a bot (or a seat played by a bot) to act: only then are
-    #: idle AI workers woken (a separate NOTIFY channel on Postgres)
+    #: idle AI workers woken (the last field of the NOTIFY on Postgres)
     bot_turn: bool = True
     #: a person acted (or joined, or came back): the table's idle clock restarts here
     person_active_at: datetime | None = None

@@ -5,7 +5,8 @@ runs in a thread (``asyncio.to_thread``) on a pooled connection; the pool
 holds the process's connection budget. Writers are serialized: a lock per
 database file within the process, and ``BEGIN IMMEDIATE`` with a busy
 timeout across processes, so a lost race still ends in the primary-key
-check, never in "database is locked".
+check, never in "database is locked". The statements are built in
+``sqlite_sql.py``.
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.dialects import sqlite
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store import protocol as store
+from parlour.service.store import sqlite_sql as sql
 from parlour.service.store.protocol import (
     AppendRefused,
     EventStore,
@@ -40,55 +41,6 @@ from parlour.service.store.urls import normalize_url
 P = ParamSpec("P")
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
-
-_READ_AFTER = (
-    sa.select(events)
-    .where(events.c.game_id == sa.bindparam("g"), events.c.seq > sa.bindparam("after"))
-    .order_by(events.c.seq)
-)
-_READ_RANGE = _READ_AFTER.where(events.c.seq <= sa.bindparam("upto"))
-# The version bump is the guard: it matches only while the table is still at
-# the expected version, so an append can neither race nor leave a gap.
-_BUMP_VERSION = (
-    tables.update()
-    .where(tables.c.table_id == sa.bindparam("g"), tables.c.version == sa.bindparam("expected"))
-    .values(
-        version=sa.bindparam("new_version"),
-        updated_at=sa.bindparam("now"),
-        status=sa.func.coalesce(sa.bindparam("new_status", type_=sa.Text), tables.c.status),
-        person_active_at=sa.func.coalesce(
-            sa.bindparam("active", type_=tables.c.person_active_at.type),
-            tables.c.person_active_at,
-        ),
-    )
-)
-_TURN_UPSERT = sqlite.insert(turns)
-_TURN_UPSERT = _TURN_UPSERT.on_conflict_do_update(
-    index_elements=[turns.c.table_id, turns.c.seat],
-    set_={name: _TURN_UPSERT.excluded[name] for name in ("version", "kind", "since", "deadline")},
-)
-_SEAT_UPSERT = sqlite.insert(seats)
-_SEAT_UPSERT = _SEAT_UPSERT.on_conflict_do_update(
-    index_elements=[seats.c.table_id, seats.c.seat],
-    set_={
-        name: _SEAT_UPSERT.excluded[name]
-        for name in ("kind", "bot_level", "player_name", "token_hash", "occupied")
-    },
-)
-_LEASE_UPSERT = sqlite.insert(bot_leases)
-_CLAIM_LEASE = _LEASE_UPSERT.on_conflict_do_update(
-    index_elements=[bot_leases.c.table_id, bot_leases.c.seat],
-    set_={
-        "worker_id": _LEASE_UPSERT.excluded.worker_id,
-        "version": _LEASE_UPSERT.excluded.version,
-        "expires_at": _LEASE_UPSERT.excluded.expires_at,
-    },
-    where=sa.or_(
-        bot_leases.c.expires_at <= sa.bindparam("now"),
-        bot_leases.c.worker_id == _LEASE_UPSERT.excluded.worker_id,
-        bot_leases.c.version < _LEASE_UPSERT.excluded.version,
-    ),
-).returning(bot_leases.c.table_id)
 
 _WRITE_LOCKS: dict[str, threading.Lock] = {}
 _WRITE_LOCKS_GUARD = threading.Lock()
@@ -184,14 +136,14 @@ class SqliteEventStore(EventStore):
         }
         try:
             with self._write() as conn:
-                if conn.execute(_BUMP_VERSION, bump).rowcount != 1:
+                if conn.execute(sql.BUMP_VERSION, bump).rowcount != 1:
                     raise AppendRefused(version_moved=True)  # rolls back
                 conn.execute(events.insert(), _event_rows(append.stored))
                 if append.seat_updates:
                     seat_rows = _seat_params(append.table_id, append.seat_updates)
-                    conn.execute(_SEAT_UPSERT, seat_rows)
+                    conn.execute(sql.SEAT_UPSERT, seat_rows)
                 if append.turns is not None:
-                    _write_turns(conn, append)
+                    sql.write_turns(conn, append)
         except sa_exc.IntegrityError as error:
             raise AppendRefused(version_moved=False) from error
 
@@ -203,7 +155,7 @@ class SqliteEventStore(EventStore):
     def _read(self, table_id: str, after_seq: int, upto_seq: int | None) -> list[StoredEvent]:
         params = {"g": table_id, "after": after_seq, "upto": upto_seq}
         with self._reader.connect() as conn:
-            result = conn.execute(_READ_AFTER if upto_seq is None else _READ_RANGE, params)
+            result = conn.execute(sql.READ_AFTER if upto_seq is None else sql.READ_RANGE, params)
             return [_stored(row._mapping) for row in result]
 
     async def last_seq(self, table_id: str) -> int:
@@ -283,7 +235,7 @@ class SqliteEventStore(EventStore):
         def take() -> bool:
             try:
                 with self._write() as conn:
-                    return conn.execute(_CLAIM_LEASE, claim).first() is not None
+                    return conn.execute(sql.CLAIM_LEASE, claim).first() is not None
             except sa_exc.IntegrityError:
                 return False  # the table is gone (foreign key)
 
@@ -410,51 +362,6 @@ def _on_begin(connection: sa.Connection) -> None:
     if options.get("parlour_autocommit"):
         return  # a lone SELECT needs no transaction around it
     connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get("parlour_write") else "BEGIN")
-
-
-# The turns projection is rewritten with every move: plain SQL (no statement to compile),
-# timestamps in the form SQLAlchemy's DateTime stores on SQLite.
-_DELETE_TURNS = "DELETE FROM turns WHERE table_id = ? AND seat NOT IN ({})"
-_UPSERT_TURNS = (
-    "INSERT INTO turns (table_id, seat, game, version, kind, since, deadline) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id, seat) DO UPDATE SET "
-    "version = excluded.version, kind = excluded.kind, since = excluded.since, "
-    "deadline = excluded.deadline"
-)
-
-
-def _sqlite_time(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-
-
-def _write_turns(conn: sa.Connection, append: store.PendingAppend) -> None:
-    """Replace the table's rows of the turns projection (in the append's transaction)."""
-    rows = append.turns or ()
-    seats = [row.seat for row in rows]
-    if seats:
-        placeholders = ", ".join("?" for _ in seats)
-        conn.exec_driver_sql(_DELETE_TURNS.format(placeholders), (append.table_id, *seats))
-    else:
-        conn.exec_driver_sql("DELETE FROM turns WHERE table_id = ?", (append.table_id,))
-    if rows:
-        version = append.stored[-1].seq
-        conn.exec_driver_sql(
-            _UPSERT_TURNS,
-            [
-                (
-                    append.table_id,
-                    row.seat,
-                    row.game,
-                    version,
-                    str(row.kind),
-                    _sqlite_time(row.since),
-                    _sqlite_time(row.deadline),
-                )
-                for row in rows
-            ],
-        )
 
 
 def _turn_params(
