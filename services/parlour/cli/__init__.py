@@ -79,7 +79,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if module is None:
         parser.error(f"'parlour {args.command}' is not available in this build")
     return int(module.run(args) or 0)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
