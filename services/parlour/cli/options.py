@@ -1,6 +1,7 @@
-"""What every long-running ``parlour`` process shares for operators: logging (plain or
-JSON lines), the Prometheus endpoint, secrets read from the environment or a file
-(never from argv), and TLS options for the processes that connect to a game service.
+"""The options the ``parlour`` subcommands share, defined once: the database URL,
+logging (plain or JSON lines), the Prometheus endpoint, secrets read from the
+environment or a file (never from argv), and TLS for the processes that listen
+or connect.
 
 The subcommands call ``*_arguments(parser)`` to get the same flags everywhere and
 the matching function to act on them.
@@ -171,6 +172,45 @@ def start_metrics(address: str | None) -> WSGIServer | None:
         "metrics at http://%s:%d/metrics", host or "0.0.0.0", server.server_address[1]
     )
     return server
+
+
+# --- the database -----------------------------------------------------------------------
+
+DEFAULT_DATABASE_URL = "sqlite:///parlour.sqlite3"
+
+
+def database_url_argument(parser: argparse.ArgumentParser) -> None:
+    """--database-url, defaulting to $PARLOUR_DATABASE_URL, else a local SQLite file.
+
+    The password is best kept out of the URL (which may be seen in argv):
+    $PARLOUR_DATABASE_PASSWORD_FILE or $PARLOUR_DATABASE_PASSWORD fills it in.
+    """
+    parser.add_argument(
+        "--database-url",
+        type=with_password,
+        default=os.environ.get("PARLOUR_DATABASE_URL") or DEFAULT_DATABASE_URL,
+        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
+        "(default: $PARLOUR_DATABASE_URL, else %(default)s); its password from "
+        "$PARLOUR_DATABASE_PASSWORD_FILE or $PARLOUR_DATABASE_PASSWORD if it has none",
+    )
+
+
+def with_password(url: str) -> str:
+    """``url`` with the password from the environment, if it names none itself."""
+    from sqlalchemy import make_url
+
+    password = secret("PARLOUR_DATABASE_PASSWORD")
+    parsed = make_url(url)
+    if password is None or parsed.password is not None or parsed.get_backend_name() == "sqlite":
+        return url
+    return parsed.set(password=password).render_as_string(hide_password=False)
+
+
+def safe_url(url: str) -> str:
+    """``url`` with its password masked, for printing."""
+    from sqlalchemy import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 # --- secrets ----------------------------------------------------------------------------
