@@ -222,7 +222,7 @@ async def test_a_request_refused_by_the_limits_is_logged_and_counted(
 
 _LOGGING_CHILD = """
 import argparse, logging, sys, time
-from parlour import ops
+from parlour.cli import options as ops
 ops.BufferedStderrHandler.FLUSH_SECONDS = float(sys.argv[4])
 ops.setup_logging(argparse.Namespace(log_json=True, log_level="INFO"))
 log = logging.getLogger("parlour.rpc")
