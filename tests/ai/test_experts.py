@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from parlour.ai import LEVELS, hearts, hearts_search, strategy_for
+from parlour.ai import hearts, hearts_search
 from parlour.ai.crazy8s_expert import discard_pile, hand_groups
 from parlour.ai.crazy8s_search import utility
 from parlour.ai.eval import selfplay, versus
 from parlour.ai.hearts_pass import plan_hard
 from parlour.ai.kaiser_expert import contract, score
+from parlour.ai.registry import LEVELS, strategy_for
 from parlour.ai.wizard import expected_tricks
 from parlour.ai.wizard_expert import bits, worth_table
 from parlour.ai.wizard_search import (

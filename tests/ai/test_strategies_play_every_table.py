@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from parlour.ai import LEVELS, strategy_for
 from parlour.ai.eval import selfplay
+from parlour.ai.registry import LEVELS, strategy_for
 
 TABLES = [
     ("wizard", 3, {"screw_the_dealer": True}),

@@ -36,8 +36,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from tqdm import tqdm  # type: ignore[import-untyped]
 
-from parlour.ai import Strategy, strategy_for
+from parlour.ai.common import Strategy
 from parlour.ai.eval import versus
+from parlour.ai.registry import strategy_for
 from parlour.engine.actions import Action
 from parlour.engine.base import GameState
 from parlour.engine.playout import shuffled
