@@ -28,9 +28,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("serve", "parlour.cli.serve", "run a game service (gRPC)"),
     Command("migrate", "parlour.cli.migrate", "bring the database schema up to date"),
     Command("worker", "parlour.cli.worker", "run an AI worker that plays the bot seats"),
-    Command(
-        "selfplay", "parlour.ai.eval.selfplay", "measure the computer opponents against baselines"
-    ),
+    Command("selfplay", "parlour.cli.selfplay", "measure the computer opponents against baselines"),
     Command("export", "parlour.cli.export", "write a table's event log as JSON lines"),
     Command("replay", "parlour.cli.replay", "rebuild a game from its log, hand by hand"),
     Command("fork", "parlour.cli.fork", "start a new table from any point of a game"),
