@@ -1,9 +1,11 @@
 """The ``parlour`` command: one subcommand per module.
 
 Each subcommand lives in its own module exposing ``add_arguments(parser)``
-and ``run(args) -> int``; to add one, add a line to :data:`COMMANDS`. Only
-the chosen subcommand's module is imported, so ``parlour serve`` does not
-load the terminal client and ``parlour --help`` stays fast.
+and ``run(args) -> int``; to add one, add a line to :data:`COMMANDS`. The
+options several commands share (database URL, TLS, logging, metrics, secrets)
+are defined once, in :mod:`parlour.cli.options`. Only the chosen subcommand's
+module is imported, so ``parlour serve`` does not load the terminal client
+and ``parlour --help`` stays fast.
 """
 
 from __future__ import annotations
