@@ -1,13 +1,10 @@
-# Parlour — the two commands a newcomer needs are `make run` and `make test`.
+# Parlour — the two commands a newcomer needs are `make run` and `make test`; `make help`
+# lists the others. A `## make TARGET: what it does` comment documents a target for
+# `make help` (its next `## ` lines continue it); a `## --- NAME` line heads a section.
 PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-
-.PHONY: run test lint typecheck proto proto-check unit bench bench-engine bench-service bench-act-cost bench-notify bench-replay selfplay clean fuzz leak-check soak
-
-$(BIN)/python:
-	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 
 # setup.py compiles these with mypyc in place: an edit of one rebuilds it on the next make.
 # The old builds are unlinked first, not overwritten: a running process keeps what it loaded.
@@ -15,13 +12,17 @@ COMPILED := services/parlour/engine/hearts.py services/parlour/engine/wizard.py 
 	services/parlour/engine/kaiser.py services/parlour/engine/crazy8s.py services/parlour/ai/hearts_search.py \
 	services/parlour/ai/wizard_search.py services/parlour/ai/crazy8s_search.py
 
-$(STAMP): pyproject.toml setup.py $(COMPILED) | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	rm -f $(COMPILED:.py=.cpython-*.so) $(COMPILED:.py=__mypyc.cpython-*.so)
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+.DEFAULT_GOAL := help
+.PHONY: help run test install bench-deps clean lint typecheck proto proto-check fuzz soak \
+	leak-check bench bench-engine bench-service bench-act-cost bench-notify bench-replay \
+	bench-scale selfplay selfplay-expert node-client
 
-install: $(STAMP)
+## --- Start here --------------------------------------------------------------------------
+
+## make run: the game service (embedded SQLite), an AI worker and the browser gateway;
+## prints the command that opens the terminal client
+run: $(STAMP)
+	$(BIN)/parlour demo
 
 ## make test: lint, format check, types, import boundaries, contract lint, whole test suite:
 ## one pytest worker per core (a file's tests in one worker), then the terminal and browser
@@ -31,10 +32,53 @@ test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest -q -n auto --dist loadfile $(UI_TESTS:%=--ignore=%)
 	$(BIN)/python -m pytest -q $(UI_TESTS)
 
+## make help: this list of targets, from the Makefile's `## make` comments
+# awk joins each target's comment lines and wraps them to fit beside the names.
+help:
+	@awk 'function flush(  n, i, words, line) { if (name == "") return; \
+			n = split(text, words, " "); line = ""; \
+			for (i = 1; i <= n; i++) { \
+				if (line != "" && length(line) + 1 + length(words[i]) > 72) { \
+					printf "  %-21s %s\n", name, line; name = ""; line = words[i] \
+				} else line = (line == "" ? words[i] : line " " words[i]) \
+			} \
+			printf "  %-21s %s\n", name, line; name = "" } \
+		/^## --- / { flush(); sub(/^## --- /, ""); sub(/ -*$$/, ""); printf "\n%s\n", $$0; next } \
+		/^## make [^ :]+:/ { flush(); sub(/^## /, ""); name = $$0; sub(/:.*/, "", name); \
+			text = $$0; sub(/^[^:]*: */, "", text); next } \
+		/^## / && name != "" { sub(/^## /, ""); text = text " " $$0; next } \
+		{ flush() }' $(firstword $(MAKEFILE_LIST))
+
+## --- The environment ---------------------------------------------------------------------
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+
+$(STAMP): pyproject.toml setup.py $(COMPILED) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	rm -f $(COMPILED:.py=.cpython-*.so) $(COMPILED:.py=__mypyc.cpython-*.so)
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+## make install: the virtualenv (.venv) with Parlour (the engine compiled) and its test tools
+install: $(STAMP)
+
+## make bench-deps: also the benchmarks' extra packages (OpenSpiel and the like)
+bench-deps: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+
+## make clean: remove the virtualenv, build outputs and the tools' caches
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+## --- Checks and generated code -----------------------------------------------------------
+
+## make lint: ruff's lint and format check
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+## make typecheck: mypy (strict) over the services and the clients
 typecheck: $(STAMP)
 	$(BIN)/mypy services/parlour/engine
 	$(BIN)/mypy services/parlour/service clients/client
@@ -52,13 +96,30 @@ proto: $(STAMP)
 proto-check: $(STAMP)
 	$(BIN)/python -m pytest -q tests/service/test_contract.py
 
-## make run: the game service (embedded SQLite), an AI worker and the browser gateway;
-## prints the command that opens the terminal client
-run: $(STAMP)
-	$(BIN)/parlour demo
+## make fuzz: hypothesis-generated requests (every RPC, with and without tokens, at and past
+## every limit) against parlour serve on a scratch Postgres database and through the gateway;
+## prints the requests sent, a count by status, any UNKNOWN/INTERNAL/5xx and any write
+## from a refused request. FUZZ_REQUESTS=100000 by default; PARLOUR_FUZZ_POSTGRES_URL picks the server.
+FUZZ_REQUESTS ?= 100000
+fuzz: $(STAMP)
+	mkdir -p build/fuzz
+	nice -n 10 $(BIN)/python -m tests.fuzz.campaign --requests $(FUZZ_REQUESTS) --logs build/fuzz
 
-bench-deps: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+## make soak: the long versions of make test's sampled checks (random playouts, replay
+## determinism, the leak check), for before a release
+soak: $(STAMP)
+	PARLOUR_PLAYOUT_GAMES=1000 PARLOUR_REPLAY_GAMES=400 LEAK_GAMES=300 nice -n 10 \
+		$(BIN)/python -m pytest -q tests/engine/test_random_playout.py \
+		tests/replay/test_determinism.py tests/service/test_no_leaks.py
+
+## make leak-check: the all-outgoing-messages leak test over 300 random games (make test plays 60)
+leak-check: $(STAMP)
+	LEAK_GAMES=300 nice -n 10 $(BIN)/python -m pytest -q -s tests/service/test_no_leaks.py -k many
+
+## --- Benchmarks (each prints its figures) ------------------------------------------------
+
+## make bench: the engine benchmark (bench-engine)
+bench: bench-engine
 
 ## make bench-engine: random-playout games per second, Hearts against OpenSpiel
 bench-engine: bench-deps
@@ -83,7 +144,13 @@ bench-notify: $(STAMP)
 bench-replay: $(STAMP)
 	$(BIN)/python bench/replay.py
 
-bench: bench-engine
+## make bench-scale: bot move latency and ClaimTurn cost with 0, 2,000 and 20,000 tables in
+## play waiting for people (hosted through the API, each batch timed), on a scratch Postgres
+## database (a few minutes); prints the table of figures and the targets
+bench-scale: $(STAMP)
+	$(BIN)/python bench/scale.py
+
+## --- The computer opponents' evaluation --------------------------------------------------
 
 ## make selfplay: the computer opponents against each other and random play, with the
 ## targets they must meet (several minutes); the report is also written to build/selfplay.json
@@ -91,18 +158,6 @@ selfplay: $(STAMP)
 	mkdir -p build
 	$(BIN)/parlour selfplay --json build/selfplay.json
 
-clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
-
-## --- issue 13: the Node.js example client ---------------------------------------------
-.PHONY: node-client
-## make node-client: install the Node.js example client's packages (clients/node, npm ci);
-## the Node test also does this itself when node_modules is missing
-node-client:
-	cd clients/node && npm ci --no-audit --no-fund
-
-# -- issue 16: the expert level's evaluation -------------------------------------------
-.PHONY: selfplay-expert
 ## make selfplay-expert: the expert level on duplicate deals against the documented AI and
 ## OpenSpiel's ISMCTS (installs the bench extra; long: run it on a quiet machine)
 selfplay-expert: bench-deps
@@ -111,30 +166,9 @@ selfplay-expert: bench-deps
 		--games wizard-expert,hearts-expert,hearts-ismcts,kaiser-expert,crazy8s-expert \
 		--json build/selfplay-expert.json
 
-## make fuzz: hypothesis-generated requests (every RPC, with and without tokens, at and past
-## every limit) against parlour serve on a scratch Postgres database and through the gateway;
-## prints the requests sent, a count by status, any UNKNOWN/INTERNAL/5xx and any write
-## from a refused request. FUZZ_REQUESTS=100000 by default; PARLOUR_FUZZ_POSTGRES_URL picks the server.
-FUZZ_REQUESTS ?= 100000
-fuzz: $(STAMP)
-	mkdir -p build/fuzz
-	nice -n 10 $(BIN)/python -m tests.fuzz.campaign --requests $(FUZZ_REQUESTS) --logs build/fuzz
+## --- The Node.js example client ----------------------------------------------------------
 
-## make soak: the long versions of make test's sampled checks (random playouts, replay
-## determinism, the leak check), for before a release
-soak: $(STAMP)
-	PARLOUR_PLAYOUT_GAMES=1000 PARLOUR_REPLAY_GAMES=400 LEAK_GAMES=300 nice -n 10 \
-		$(BIN)/python -m pytest -q tests/engine/test_random_playout.py \
-		tests/replay/test_determinism.py tests/service/test_no_leaks.py
-
-## make leak-check: the all-outgoing-messages leak test over 300 random games (make test plays 60)
-leak-check: $(STAMP)
-	LEAK_GAMES=300 nice -n 10 $(BIN)/python -m pytest -q -s tests/service/test_no_leaks.py -k many
-
-# -- issue 12: bots with many tables waiting for people ---------------------------------
-.PHONY: bench-scale
-## make bench-scale: bot move latency and ClaimTurn cost with 0, 2,000 and 20,000 tables in
-## play waiting for people (hosted through the API, each batch timed), on a scratch Postgres
-## database (a few minutes); prints the table of figures and the targets
-bench-scale: $(STAMP)
-	$(BIN)/python bench/scale.py
+## make node-client: install the Node.js example client's packages (clients/node, npm ci);
+## the Node test also does this itself when node_modules is missing
+node-client:
+	cd clients/node && npm ci --no-audit --no-fund

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from parlour.ai import strategy_for
+from parlour.ai.registry import strategy_for
 from parlour.engine.actions import Action
 from parlour.engine.cards import Card, Suit, parse_cards
 from parlour.engine.trick import Play, Trick

@@ -14,12 +14,15 @@ from typing import Any
 
 import pytest
 
-from parlour.ai import LEVELS, hearts, hearts_search, strategy_for
+from parlour.ai import hearts, hearts_search
 from parlour.ai.crazy8s_expert import discard_pile, hand_groups
 from parlour.ai.crazy8s_search import utility
-from parlour.ai.eval import selfplay, versus
+from parlour.ai.eval import versus
+from parlour.ai.eval.match import Clock, play
+from parlour.ai.eval.stats import mean_ci
 from parlour.ai.hearts_pass import plan_hard
 from parlour.ai.kaiser_expert import contract, score
+from parlour.ai.registry import LEVELS, strategy_for
 from parlour.ai.wizard import expected_tricks
 from parlour.ai.wizard_expert import bits, worth_table
 from parlour.ai.wizard_search import (
@@ -52,9 +55,9 @@ def _quiet(total: int, description: str) -> Iterator[_Bar]:
     yield _Bar()
 
 
-def _play(clock: selfplay.Clock) -> versus.Play:
+def _play(clock: Clock) -> versus.Play:
     def run(game: str, players: Any, seed: str, hands: int | None) -> Any:
-        return selfplay.play(game, players, seed, clock, hands=hands)
+        return play(game, players, seed, clock, hands=hands)
 
     return run
 
@@ -68,24 +71,24 @@ def test_the_hearts_expert_takes_far_fewer_points_than_random_play() -> None:
     # standard deviation of about 3 points a hand, so -6 is several deviations from zero;
     # the expert measures about -10 here.
     report = versus.hearts(
-        _play(selfplay.Clock()),
+        _play(Clock()),
         strategy_for("hearts", "expert", budget=3000),
         strategy_for("hearts", "random"),
         3,
         "strength",
-        selfplay.mean_ci,
+        mean_ci,
         _quiet,
     )
     assert report["a_minus_b"]["mean"] <= -6, report
 
 
 def test_the_wizard_expert_outscores_random_play_on_the_same_shuffles() -> None:
-    clock = selfplay.Clock()
+    clock = Clock()
     expert = strategy_for("wizard", "expert", budget=3000)
     rnd = strategy_for("wizard", "random")
     per_round = {}
     for name, side in (("expert", expert), ("random", rnd)):
-        state = selfplay.play("wizard", [side] * 4, "strength", clock, {"rounds": "10"})
+        state = play("wizard", [side] * 4, "strength", clock, {"rounds": "10"})
         scores = [s for round_ in state.view(None).hand_scores for s in round_]
         per_round[name] = sum(scores) / len(scores)
     # 40 bids a side; a round's score has a standard deviation of about 25, so a

@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 from parlour.ai.eval import selfplay
+from parlour.ai.eval.report import format_report
+from parlour.ai.eval.stats import paired_test
+from parlour.cli import main
 
 TINY = {"wizard": 3, "hearts": 4, "kaiser": 2, "crazy8s": 4}
 
@@ -23,7 +26,7 @@ def test_a_small_self_play_run_plays_every_game_and_reports_every_figure():
     assert {"wizard/normal", "hearts/hard", "kaiser/random", "crazy8s/normal"} <= set(
         report["decision_time"]
     )
-    text = selfplay.format_report(report)
+    text = format_report(report)
     for words in ("Wizard", "Hearts", "Kaiser", "Crazy 8s", "Decision time"):
         assert words in text
 
@@ -37,26 +40,26 @@ def test_a_run_is_reproducible_from_its_seed():
 def test_the_command_writes_the_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     out = tmp_path / "report.json"
     argv = ["--games", "kaiser,crazy8s", "--kaiser-games", "2", "--crazy8s-games", "2"]
-    status = selfplay.main([*argv, "--no-progress", "--json", str(out)])
+    status = main(["selfplay", *argv, "--no-progress", "--json", str(out)])
     assert status in (0, 1)  # 1: so few games need not meet the targets
     assert json.loads(out.read_text())["kaiser"]["games"] == 2
     assert "Kaiser" in capsys.readouterr().out
 
 
 def test_an_unknown_game_is_refused(capsys: pytest.CaptureFixture[str]):
-    assert selfplay.main(["--games", "chess", "--no-progress"]) == 2
+    assert main(["selfplay", "--games", "chess", "--no-progress"]) == 2
     assert "chess" in capsys.readouterr().err
 
 
 def test_paired_test_flags_a_clear_difference_and_not_noise():
-    assert selfplay.paired_test([-1.0, -1.2, -0.8, -1.1, -0.9] * 10)["significant"]
-    assert not selfplay.paired_test([-1.0, 1.0] * 20)["significant"]
+    assert paired_test([-1.0, -1.2, -0.8, -1.1, -0.9] * 10)["significant"]
+    assert not paired_test([-1.0, 1.0] * 20)["significant"]
 
 
 @pytest.mark.slow
 def test_the_computer_opponents_meet_their_targets():
     report = selfplay.evaluate(seed=1)
-    assert report["all_targets_met"], selfplay.format_report(report)
+    assert report["all_targets_met"], format_report(report)
 
 
 def test_the_expert_matches_pair_every_deal_and_report_by_deal():
@@ -75,7 +78,7 @@ def test_the_expert_matches_pair_every_deal_and_report_by_deal():
     assert report["kaiser-expert"]["games"] == 2
     wizard = report["wizard-expert"]
     assert wizard["a_bids"] == wizard["b_bids"] == 4 * 15  # four seats, fifteen rounds
-    text = selfplay.format_report(report)
+    text = format_report(report)
     assert "duplicate deals" in text and "exact bids" in text
 
 

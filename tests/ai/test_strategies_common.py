@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from parlour.ai import LEVELS, strategy_for
 from parlour.ai.common import still_to_play, voids_shown, winning_play
+from parlour.ai.registry import LEVELS, strategy_for
 from parlour.engine.cards import Suit
 from tests.ai.positions import actions, trick, view
 

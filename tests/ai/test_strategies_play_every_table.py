@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from parlour.ai import LEVELS, strategy_for
-from parlour.ai.eval import selfplay
+from parlour.ai.eval.match import Clock, play
+from parlour.ai.registry import LEVELS, strategy_for
 
 TABLES = [
     ("wizard", 3, {"screw_the_dealer": True}),
@@ -32,5 +32,5 @@ def test_every_level_plays_a_whole_game_with_legal_moves_only(
     strategies = [
         strategy_for(game, levels[seat % len(levels)], budget=2000) for seat in range(seats)
     ]
-    state = selfplay.play(game, strategies, f"tables:{game}:{seats}", selfplay.Clock(), options)
+    state = play(game, strategies, f"tables:{game}:{seats}", Clock(), options)
     assert state.is_over and state.winners()

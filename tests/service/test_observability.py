@@ -18,6 +18,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from parlour.cli import logs
 from parlour.cli import options as ops
 from parlour.client import ParlourError
 from parlour.service.app.metrics import watch_store
@@ -122,11 +123,11 @@ async def test_every_rpc_is_logged_with_its_table_seat_request_id_and_status(
     hosted = next(r for r in caplog.records if getattr(r, "rpc", "") == "LobbyService/HostTable")
     assert hosted.code == "OK"  # type: ignore[attr-defined]
 
-    line = json.loads(ops.JsonFormatter().format(act))
+    line = json.loads(logs.JsonFormatter().format(act))
     assert line["table_id"] == table.table_id and line["seat"] == seat.seat
     assert line["request_id"] == "req-observed-1" and line["code"] == "OK"
     assert line["duration_ms"] >= 0 and line["logger"] == "parlour.rpc"
-    text = ops.TextFormatter().format(act)
+    text = logs.TextFormatter().format(act)
     assert f"table_id={table.table_id}" in text and "code=OK" in text
 
 
@@ -157,7 +158,7 @@ def test_a_hosted_table_is_logged_with_its_new_table_id(caplog: pytest.LogCaptur
     )
     (record,) = caplog.records
     assert record.table_id == "t-new"  # type: ignore[attr-defined]
-    assert json.loads(ops.JsonFormatter().format(record))["time"].endswith("+00:00")
+    assert json.loads(logs.JsonFormatter().format(record))["time"].endswith("+00:00")
 
 
 async def test_open_watch_streams_are_counted_while_open(sqlite_url: str, metrics_url: str) -> None:
@@ -222,8 +223,9 @@ async def test_a_request_refused_by_the_limits_is_logged_and_counted(
 
 _LOGGING_CHILD = """
 import argparse, logging, sys, time
+from parlour.cli import logs
 from parlour.cli import options as ops
-ops.BufferedStderrHandler.FLUSH_SECONDS = float(sys.argv[4])
+logs.BufferedStderrHandler.FLUSH_SECONDS = float(sys.argv[4])
 ops.setup_logging(argparse.Namespace(log_json=True, log_level="INFO"))
 log = logging.getLogger("parlour.rpc")
 for number in range(int(sys.argv[1])):

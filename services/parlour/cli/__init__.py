@@ -1,9 +1,11 @@
 """The ``parlour`` command: one subcommand per module.
 
 Each subcommand lives in its own module exposing ``add_arguments(parser)``
-and ``run(args) -> int``; to add one, add a line to :data:`COMMANDS`. Only
-the chosen subcommand's module is imported, so ``parlour serve`` does not
-load the terminal client and ``parlour --help`` stays fast.
+and ``run(args) -> int``; to add one, add a line to :data:`COMMANDS`. The
+options several commands share (database URL, TLS, logging, metrics, secrets)
+are defined once, in :mod:`parlour.cli.options`. Only the chosen subcommand's
+module is imported, so ``parlour serve`` does not load the terminal client
+and ``parlour --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -28,9 +30,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("serve", "parlour.cli.serve", "run a game service (gRPC)"),
     Command("migrate", "parlour.cli.migrate", "bring the database schema up to date"),
     Command("worker", "parlour.cli.worker", "run an AI worker that plays the bot seats"),
-    Command(
-        "selfplay", "parlour.ai.eval.selfplay", "measure the computer opponents against baselines"
-    ),
+    Command("selfplay", "parlour.cli.selfplay", "measure the computer opponents against baselines"),
     Command("export", "parlour.cli.export", "write a table's event log as JSON lines"),
     Command("replay", "parlour.cli.replay", "rebuild a game from its log, hand by hand"),
     Command("fork", "parlour.cli.fork", "start a new table from any point of a game"),
@@ -79,7 +79,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if module is None:
         parser.error(f"'parlour {args.command}' is not available in this build")
     return int(module.run(args) or 0)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""``python -m parlour.cli``: the same as the ``parlour`` command."""
+"""``python -m parlour.cli``: the ``parlour`` command, for where the script is not on PATH."""
 
 import sys
 

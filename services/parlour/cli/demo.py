@@ -25,7 +25,6 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from parlour.cli import options as ops
-from parlour.cli.migrate import safe_url
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -159,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         )
         print(
             f"Parlour is running (logs in {logs}/):\n"
-            f"  game service  {args.address}  ({safe_url(args.database_url)})\n"
+            f"  game service  {args.address}  ({ops.safe_url(args.database_url)})\n"
             f"  AI workers    {args.workers}\n"
             f"  browser       http://{host or '127.0.0.1'}:{args.web_port}/\n"
             f"Play in a terminal with:\n"

@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import sys
 
-from parlour.cli.migrate import database_url_argument
+from parlour.cli.options import database_url_argument
 from parlour.replay.check import read_log, write_log
 
 

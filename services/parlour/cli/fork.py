@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import sys
 
-from parlour.cli.migrate import database_url_argument
+from parlour.cli.options import database_url_argument
 from parlour.replay.fork import Forked, ForkError, SeatKind, fork_game
 from parlour.service.store.open import open_store
 

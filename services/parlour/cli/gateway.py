@@ -1,4 +1,10 @@
-"""``parlour gateway``: serve the REST/JSON gateway and the browser client."""
+"""``parlour gateway``: serve the REST/JSON gateway and the browser client.
+
+One HTTP process (uvicorn) in front of a game service: it serves the browser
+client's files and turns its REST/JSON calls into the service's gRPC calls
+(``parlour.gateway``); it prints the URL to open. TLS to the service, metrics
+and logging are the shared options (``parlour.cli.options``).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""What every long-running ``parlour`` process shares for operators: logging (plain or
-JSON lines), the Prometheus endpoint, secrets read from the environment or a file
-(never from argv), and TLS options for the processes that connect to a game service.
+"""The options the ``parlour`` subcommands share, defined once: the database URL,
+logging (plain or JSON lines), the Prometheus endpoint, secrets read from the
+environment or a file (never from argv), and TLS for the processes that listen
+or connect.
 
 The subcommands call ``*_arguments(parser)`` to get the same flags everywhere and
 the matching function to act on them.
@@ -9,57 +10,23 @@ the matching function to act on them.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import socket
-import sys
-import threading
-import time
-import weakref
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import grpc
+
+from parlour.cli import logs
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
 
-#: LogRecord attributes that every record has; anything else was passed in ``extra``.
-_STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
 MIN_SECRET_LENGTH = 16
 
 
 # --- logs -------------------------------------------------------------------------------
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message and every ``extra`` field."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        entry.update((k, v) for k, v in record.__dict__.items() if k not in _STANDARD)
-        if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str)
-
-
-class TextFormatter(logging.Formatter):
-    """The plain format, with the ``extra`` fields appended as key=value."""
-
-    def __init__(self) -> None:
-        super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
-
-    def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
-        extra = [f"{k}={v}" for k, v in record.__dict__.items() if k not in _STANDARD]
-        return f"{text} {' '.join(extra)}" if extra else text
 
 
 def log_arguments(parser: argparse.ArgumentParser, *, debug_help: str = "") -> None:
@@ -77,48 +44,10 @@ def log_arguments(parser: argparse.ArgumentParser, *, debug_help: str = "") -> N
     )
 
 
-class BufferedStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Log lines to stderr through a buffer, not a write per line (a line per RPC at
-    hundreds of RPCs a second costs a system call each): a daemon thread flushes it
-    every ``FLUSH_SECONDS``, a WARNING or worse is flushed at once, and
-    ``logging.shutdown`` (at exit) flushes what is left."""
-
-    FLUSH_SECONDS = 0.2
-
-    def __init__(self) -> None:
-        stream = open(  # noqa: SIM115 - lives as long as the process; stderr stays open
-            sys.stderr.fileno(), "w", buffering=1 << 16, encoding="utf-8", closefd=False
-        )
-        super().__init__(stream)
-        with _FLUSHED_LOCK:
-            if not _FLUSHED:
-                threading.Thread(target=_flush_forever, name="log-flush", daemon=True).start()
-            _FLUSHED.add(self)
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.stream.write(self.format(record) + self.terminator)
-            if record.levelno >= logging.WARNING:
-                self.flush()
-        except Exception:  # logging's own contract: report, never raise
-            self.handleError(record)
-
-
-_FLUSHED: weakref.WeakSet[BufferedStderrHandler] = weakref.WeakSet()
-_FLUSHED_LOCK = threading.Lock()
-
-
-def _flush_forever() -> None:
-    while True:
-        time.sleep(BufferedStderrHandler.FLUSH_SECONDS)
-        for handler in list(_FLUSHED):
-            handler.flush()
-
-
 def setup_logging(args: argparse.Namespace) -> None:
     """Log to stderr at ``--log-level``; grpc's and the libraries' own DEBUG stays quiet."""
-    handler = BufferedStderrHandler()
-    handler.setFormatter(JsonFormatter() if args.log_json else TextFormatter())
+    handler = logs.BufferedStderrHandler()
+    handler.setFormatter(logs.JsonFormatter() if args.log_json else logs.TextFormatter())
     # What no format here shows is not gathered per record (the logging HOWTO's
     # "Optimization"): the caller's frame, the thread and the process.
     logging._srcfile = None
@@ -128,6 +57,9 @@ def setup_logging(args: argparse.Namespace) -> None:
     root.setLevel(max(logging.INFO, getattr(logging, args.log_level)))
     logging.getLogger("parlour").setLevel(getattr(logging, args.log_level))
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+
+
+# --- listening --------------------------------------------------------------------------
 
 
 def port_problem(host: str, port: int) -> str | None:
@@ -171,6 +103,45 @@ def start_metrics(address: str | None) -> WSGIServer | None:
         "metrics at http://%s:%d/metrics", host or "0.0.0.0", server.server_address[1]
     )
     return server
+
+
+# --- the database -----------------------------------------------------------------------
+
+DEFAULT_DATABASE_URL = "sqlite:///parlour.sqlite3"
+
+
+def database_url_argument(parser: argparse.ArgumentParser) -> None:
+    """--database-url, defaulting to $PARLOUR_DATABASE_URL, else a local SQLite file.
+
+    The password is best kept out of the URL (which may be seen in argv):
+    $PARLOUR_DATABASE_PASSWORD_FILE or $PARLOUR_DATABASE_PASSWORD fills it in.
+    """
+    parser.add_argument(
+        "--database-url",
+        type=with_password,
+        default=os.environ.get("PARLOUR_DATABASE_URL") or DEFAULT_DATABASE_URL,
+        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
+        "(default: $PARLOUR_DATABASE_URL, else %(default)s); its password from "
+        "$PARLOUR_DATABASE_PASSWORD_FILE or $PARLOUR_DATABASE_PASSWORD if it has none",
+    )
+
+
+def with_password(url: str) -> str:
+    """``url`` with the password from the environment, if it names none itself."""
+    from sqlalchemy import make_url
+
+    password = secret("PARLOUR_DATABASE_PASSWORD")
+    parsed = make_url(url)
+    if password is None or parsed.password is not None or parsed.get_backend_name() == "sqlite":
+        return url
+    return parsed.set(password=password).render_as_string(hide_password=False)
+
+
+def safe_url(url: str) -> str:
+    """``url`` with its password masked, for printing."""
+    from sqlalchemy import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 # --- secrets ----------------------------------------------------------------------------

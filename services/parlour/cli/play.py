@@ -1,4 +1,10 @@
-"""``parlour play``: the terminal client."""
+"""``parlour play``: play in the terminal, against a game service.
+
+Runs the Textual client (``parlour.tui``): the lobby, the tables and the bots.
+With ``--table`` and ``--token`` it opens that seat at once (a fork's seat, or
+one taken on another device). It trusts a CA with ``--tls-ca`` but offers no
+client certificate, so it has its own flag rather than the shared TLS options.
+"""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from parlour.cli.migrate import database_url_argument
+from parlour.cli.options import database_url_argument
 from parlour.replay.check import ReplayError, load_log, read_log, replay, summarize
 from parlour.replay.narrate import Narrator
 from parlour.service.domain.deals import DealChecker

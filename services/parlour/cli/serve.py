@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from parlour.cli import options as ops
-from parlour.cli.migrate import database_url_argument, safe_url
+from parlour.cli.options import database_url_argument, safe_url
 from parlour.service.app import sweeper
 from parlour.service.grpc.server import serve
 from parlour.service.notify import NOTIFY_ENV, NatsUnavailable, notify_setting
