@@ -35,9 +35,15 @@ from parlour.engine.errors import (
 )
 from parlour.engine.registry import GameInfo, all_games, get_game
 from parlour.service.app import auth, metrics
-from parlour.service.app.bots import DEFAULT_LEASE_SECONDS, BotTurns
+from parlour.service.app.bots import DEFAULT_LEASE_SECONDS, BotTurns, LeaseGuard
+from parlour.service.app.parlour import (
+    WATCH_POLL_SECONDS,
+    Credentials,
+    MoveSpec,
+    Parlour,
+    SeatChoice,
+)
 from parlour.service.app.replay_log import ReplayLog, get_replay
-from parlour.service.app.service import Credentials, GameService, MoveSpec, SeatChoice
 from parlour.service.app.sweeper import Sweeper, SweepSettings
 from parlour.service.domain import errors
 from parlour.service.domain.statuses import TableStatus
@@ -192,7 +198,7 @@ def credentials(context: Context) -> Credentials:
 class _OverApp:
     """A servicer over the application layer."""
 
-    def __init__(self, app: GameService) -> None:
+    def __init__(self, app: Parlour) -> None:
         self.app = app
 
 
@@ -240,7 +246,7 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
 
 
 class LobbyServicer(_OverApp, lobby_pb2_grpc.LobbyServiceServicer):
-    """LobbyService over :class:`GameService`."""
+    """LobbyService over :class:`Parlour`."""
 
     @unary
     async def HostTable(
@@ -318,7 +324,7 @@ class LobbyServicer(_OverApp, lobby_pb2_grpc.LobbyServiceServicer):
 
 
 class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
-    """PlayService over :class:`GameService`."""
+    """PlayService over :class:`Parlour`."""
 
     @unary
     async def GetView(
@@ -451,7 +457,7 @@ def replay_response(log: ReplayLog) -> replay_pb2.GetReplayResponse:
 
 
 class ReplayServicer(_OverApp, replay_pb2_grpc.ReplayServiceServicer):
-    """ReplayService over :class:`GameService` and the store."""
+    """ReplayService over :class:`Parlour` and the store."""
 
     @unary
     async def GetReplay(
@@ -468,7 +474,7 @@ class GameServer:
 
     server: grpc.aio.Server
     port: int
-    app: GameService
+    app: Parlour
     health: health.aio.HealthServicer
 
     async def start(self) -> None:
@@ -501,18 +507,22 @@ async def build_server(
     store whatever the notifier says (default 15: the bound on a lost wake-up).
     Every RPC is logged and measured (:mod:`parlour.service.grpc.observe`).
     """
-    app = GameService(store, notifier, worker_token=worker_token, bot_levels=bot_levels)
-    if catch_up_seconds is not None:
-        if catch_up_seconds <= 0:
-            raise ValueError(f"catch_up_seconds must be positive, not {catch_up_seconds}")
-        app.watch_poll_seconds = catch_up_seconds
+    if catch_up_seconds is not None and catch_up_seconds <= 0:
+        raise ValueError(f"catch_up_seconds must be positive, not {catch_up_seconds}")
+    app = Parlour(
+        store,
+        notifier,
+        worker_token=worker_token,
+        bot_levels=bot_levels,
+        watch_poll_seconds=catch_up_seconds or WATCH_POLL_SECONDS,
+        bot_act_guard=LeaseGuard(store).check_act,
+    )
     bot_turns = BotTurns(
         app,
         notifier,
         worker_token=worker_token,
         lease_seconds=lease_seconds or DEFAULT_LEASE_SECONDS,
     )
-    app.bot_act_guard = bot_turns.check_act
     # no SO_REUSEPORT: a second replica started on a busy port fails instead of sharing it
     server = grpc.aio.server(
         # the observer outermost, so that a request the limits refuse is logged and
