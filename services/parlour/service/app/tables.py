@@ -55,8 +55,9 @@ def leaves_bot_turn(turns: Sequence[TurnRow]) -> bool:
 class Unit:
     """One table's unit of work: made by :meth:`Tables.unit`, under the table's lock.
 
-    ``folded`` is the cached fold, up to date with the store when the unit
-    began; ``read`` the events that read brought (see :meth:`Tables.unit`).
+    ``folded`` is the cached fold, brought up to date with the store when
+    the unit began (or found recent enough, see :meth:`Tables.unit`);
+    ``read`` the events that read brought.
     A use case that changes ``folded`` ahead of its append says so with
     :meth:`changing`; if it then does not commit, the cached state is evicted.
     """
