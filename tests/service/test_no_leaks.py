@@ -40,7 +40,7 @@ from parlour.client import tokens
 from parlour.engine.base import GameState
 from parlour.service.app.parlour import Parlour
 from parlour.service.domain.fold import Folded
-from parlour.service.grpc.server import LobbyServicer, PlayServicer, ReplayServicer
+from parlour.service.grpc.servicers import LobbyServicer, PlayServicer, ReplayServicer
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store, upgrade_head
 from parlour.v1 import (
