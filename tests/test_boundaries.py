@@ -96,6 +96,12 @@ LAYERS = (
         ("parlour.service", "parlour.engine", "parlour.contract", "parlour.v1", "parlour.words"),
         (*DRIVERS, *UI),
     ),
+    # the composition root wires the service's layers together (the CLI calls it)
+    Layer(
+        "parlour.service.bootstrap",
+        ("parlour.service", "parlour.engine", "parlour.v1"),
+        UI,
+    ),
     Layer(
         "parlour.replay",
         (

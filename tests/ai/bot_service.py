@@ -8,7 +8,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from parlour.client import ParlourClient, RetryPolicy
-from parlour.service.grpc.server import GameServer, build_server
+from parlour.service.bootstrap import Settings, assemble
+from parlour.service.grpc.server import GrpcServer
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.store.open import open_store, upgrade_head
 from parlour.service.store.protocol import EventStore
@@ -22,7 +23,7 @@ class BotService:
     """A running game service and a (person's) client of it."""
 
     store: EventStore
-    server: GameServer
+    server: GrpcServer
     notifier: Notifier
     client: ParlourClient
     log: DbLog  # the database read directly: the ground truth
@@ -46,9 +47,10 @@ async def bot_service(
     store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
-    server = await build_server(
-        "127.0.0.1:0", store, notifier, worker_token=worker_token, lease_seconds=lease_seconds
+    settings = Settings(
+        address="127.0.0.1:0", worker_token=worker_token, lease_seconds=lease_seconds
     )
+    server = (await assemble(settings, store, notifier)).server
     await server.start()
     client = ParlourClient(f"127.0.0.1:{server.port}")
     try:

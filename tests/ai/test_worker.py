@@ -20,9 +20,9 @@ from parlour.cli.options import worker_token
 from parlour.cli.worker import add_arguments
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import all_games, new_game
+from parlour.service.bootstrap import Settings, assemble
 from parlour.service.domain.fold import ACTION_TAKEN
 from parlour.service.grpc import convert as service_convert
-from parlour.service.grpc.server import build_server
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store
 from parlour.service.store.protocol import SeatRow, TableRow
@@ -180,7 +180,8 @@ async def test_a_worker_keeps_playing_across_a_server_restart(tmp_path: Path) ->
     down_at = log.last_seq(table_id)
     notifier = make_notifier(store)
     await notifier.start()
-    server = await build_server(f"127.0.0.1:{port}", store, notifier, worker_token=TOKEN)
+    settings = Settings(address=f"127.0.0.1:{port}", worker_token=TOKEN)
+    server = (await assemble(settings, store, notifier)).server
     await server.start()
     try:
         for _ in range(1500):

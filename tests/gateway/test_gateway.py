@@ -18,7 +18,7 @@ import pytest
 import uvicorn
 
 from parlour.gateway.app import contract_rpcs, create_app
-from parlour.service.grpc.server import build_server
+from parlour.service.bootstrap import Settings, assemble
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store, upgrade_head
 
@@ -30,7 +30,7 @@ async def gateway(tmp_path: Path) -> AsyncIterator[str]:
     store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
-    game = await build_server("127.0.0.1:0", store, notifier)
+    game = (await assemble(Settings(address="127.0.0.1:0"), store, notifier)).server
     await game.start()
     config = uvicorn.Config(
         create_app(f"127.0.0.1:{game.port}"), host="127.0.0.1", port=0, log_level="warning"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from parlour.service.app.service import GameService
+from parlour.service.app.parlour import Parlour
 from parlour.service.notify import make_notifier
 from parlour.service.store.protocol import EventStore, StoredEvent
 from tests.replay.games import open_store, play_game
@@ -25,7 +25,7 @@ def service_logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Logs]:
     """game id -> the event log of one random full game played through the service."""
     folder: Path = tmp_path_factory.mktemp("service-logs")
     store = open_store(f"sqlite:///{folder / 'parlour.sqlite3'}")
-    app = GameService(store, make_notifier(store))
+    app = Parlour(store, make_notifier(store))
 
     async def play_all() -> dict[str, list[StoredEvent]]:
         logs = {}

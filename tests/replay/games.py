@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from parlour.engine.actions import Action
 from parlour.engine.registry import get_game
-from parlour.service.app.service import Credentials, GameService
+from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.domain.fold import ACTION_TAKEN, Folded, fold
 from parlour.service.store.open import open_store as store_for
 from parlour.service.store.open import upgrade_head
@@ -43,7 +43,7 @@ class Played:
 
 
 async def seat_table(
-    app: GameService, game: str, seats: int, options: dict[str, object] | None = None
+    app: Parlour, game: str, seats: int, options: dict[str, object] | None = None
 ) -> Played:
     """Host a table of people, take every seat, start it."""
     hosted = await app.host_table(
@@ -63,7 +63,7 @@ async def seat_table(
     return Played(table_id, tokens, hosted.host_token, mirror)
 
 
-async def play_moves(app: GameService, played: Played, rng: random.Random, moves: int) -> None:
+async def play_moves(app: Parlour, played: Played, rng: random.Random, moves: int) -> None:
     """Play up to ``moves`` random legal actions (fewer if the game ends)."""
     mirror = played.mirror
     store = app.store
@@ -87,7 +87,7 @@ async def play_moves(app: GameService, played: Played, rng: random.Random, moves
             fold(await store.read(played.table_id, mirror.seq), mirror)
 
 
-async def play_game(app: GameService, game: str, seats: int, rng: random.Random) -> Played:
+async def play_game(app: Parlour, game: str, seats: int, rng: random.Random) -> Played:
     """A whole random game at a new table."""
     played = await seat_table(app, game, seats)
     await play_moves(app, played, rng, 1_000_000)
@@ -126,7 +126,7 @@ def play_batch(batch: list[tuple[str, int, int]], directory: str) -> list[dict[s
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     store = open_store(f"sqlite:///{folder / 'games.sqlite3'}")
-    app = GameService(store, make_notifier(store))
+    app = Parlour(store, make_notifier(store))
     results: list[dict[str, object]] = []
 
     async def play_all() -> None:

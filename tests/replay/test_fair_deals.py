@@ -26,8 +26,8 @@ import pytest
 
 from parlour.client.fairdeal import verify_deals
 from parlour.replay.check import ReplayError, replay, summarize, write_log
+from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.app.replay_log import visible_log
-from parlour.service.app.service import Credentials, GameService
 from parlour.service.domain.errors import BadRequest
 from parlour.service.domain.fold import (
     ACTION_TAKEN,
@@ -57,7 +57,7 @@ GAMES = [
 
 
 async def _play(
-    app: GameService, game: str, seats: int, options: dict[str, object], seed: int, entropy: bool
+    app: Parlour, game: str, seats: int, options: dict[str, object], seed: int, entropy: bool
 ) -> Log:
     rng = random.Random(seed)
     hosted = await app.host_table(
@@ -90,7 +90,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, b
     """(game, players' entropy) -> the log of one random full game."""
     folder = tmp_path_factory.mktemp("fair-deals")
     store = open_store(f"sqlite:///{folder / 'parlour.sqlite3'}")
-    app = GameService(store, make_notifier(store))
+    app = Parlour(store, make_notifier(store))
 
     async def play_all() -> dict[tuple[str, bool], Log]:
         played = {}
@@ -350,7 +350,7 @@ def test_the_documented_procedure_reimplemented_gives_every_deck(
 async def test_a_contribution_that_is_not_hex_is_refused_and_changes_nothing(
     sqlite_store: EventStore,
 ) -> None:
-    app = GameService(sqlite_store, make_notifier(sqlite_store))
+    app = Parlour(sqlite_store, make_notifier(sqlite_store))
     with pytest.raises(BadRequest, match="host_entropy must be at most 64 hex digits"):
         await app.host_table(
             "hearts",

@@ -10,7 +10,7 @@ import pytest
 
 from parlour.replay.check import summarize
 from parlour.replay.fork import ForkError, SeatKind, fork_game
-from parlour.service.app.service import Credentials, GameService
+from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.domain.errors import WrongToken
 from parlour.service.domain.fold import ACTION_TAKEN, CARDS_DEALT, SEAT_TAKEN, TABLE_HOSTED, fold
 from parlour.service.notify import make_notifier
@@ -63,7 +63,7 @@ async def test_a_person_in_a_fork_plays_on_with_the_seat_token(
     kinds = [SeatKind("person" if other == seat else "bot") for other in range(4)]
     forked = await fork_game(sqlite_store, "original", at, kinds)
     assert list(forked.seat_tokens) == [seat]
-    app = GameService(sqlite_store, make_notifier(sqlite_store))
+    app = Parlour(sqlite_store, make_notifier(sqlite_store))
     with pytest.raises(WrongToken):
         await app.act(forked.table_id, seat, Credentials(seat_token="nope"), "pass")
     snap = await app.act(

@@ -13,9 +13,10 @@ import grpc
 import pytest
 
 from parlour.replay.check import replay
+from parlour.service.bootstrap import Settings, assemble
 from parlour.service.domain.fold import CARDS_DEALT, fold
 from parlour.service.domain.upcast import upcast
-from parlour.service.grpc.server import GameServer, build_server
+from parlour.service.grpc.server import GrpcServer
 from parlour.service.notify import make_notifier
 from parlour.service.store.protocol import EventStore
 from parlour.v1 import lobby_pb2, replay_pb2, replay_pb2_grpc
@@ -25,7 +26,7 @@ from tests.replay.hidden import cards_in, hidden_from, public_cards
 
 @dataclass
 class Running:
-    server: GameServer
+    server: GrpcServer
     store: EventStore
     stub: replay_pb2_grpc.ReplayServiceAsyncStub
 
@@ -35,7 +36,7 @@ async def running(tmp_path: Path) -> AsyncIterator[Running]:
     store = open_store(f"sqlite:///{tmp_path / 'parlour.sqlite3'}")
     notifier = make_notifier(store)
     await notifier.start()
-    server = await build_server("127.0.0.1:0", store, notifier)
+    server = (await assemble(Settings(address="127.0.0.1:0"), store, notifier)).server
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
     try:

@@ -22,7 +22,7 @@ import pytest
 
 from parlour.engine.registry import get_game
 from parlour.replay.check import ReplayError, load_log, replay, summarize, write_log
-from parlour.service.app.service import GameService
+from parlour.service.app.parlour import Parlour
 from parlour.service.domain.fold import (
     ACTION_TAKEN,
     CARDS_DEALT,
@@ -91,7 +91,7 @@ async def test_export_keeps_old_events_as_they_were_stored(store: EventStore) ->
 
 
 async def test_the_service_writes_deals_at_the_current_schema_version(store: EventStore) -> None:
-    app = GameService(store, make_notifier(store))
+    app = Parlour(store, make_notifier(store))
     played = await play_game(app, "kaiser", 4, random.Random(3))
     events = await store.read(played.table_id)
     deals = [event for event in events if event.type == CARDS_DEALT]

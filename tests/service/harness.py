@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 
 from parlour.client import ParlourClient, Seat
 from parlour.engine.cards import Card
+from parlour.service.bootstrap import Settings, assemble
 from parlour.service.domain.fold import Folded, fold
-from parlour.service.grpc.server import GameServer, build_server
+from parlour.service.grpc.server import GrpcServer
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.store.open import open_store, upgrade_head
 from parlour.service.store.protocol import EventStore
@@ -25,7 +26,7 @@ class Service:
     database read directly (``log``, the ground truth)."""
 
     store: EventStore
-    server: GameServer
+    server: GrpcServer
     notifier: Notifier
     client: ParlourClient
     log: DbLog
@@ -47,7 +48,8 @@ async def running_service(
     store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
-    server = await build_server("127.0.0.1:0", store, notifier, worker_token=worker_token)
+    settings = Settings(address="127.0.0.1:0", worker_token=worker_token)
+    server = (await assemble(settings, store, notifier)).server
     await server.start()
     client = ParlourClient(f"127.0.0.1:{server.port}")
     try:

@@ -18,8 +18,8 @@ from parlour.engine.cards import Suit, standard_deck
 from parlour.engine.crazy8s import CrazyEights
 from parlour.engine.hearts import HeartsState
 from parlour.engine.kaiser import KaiserState
+from parlour.service.bootstrap import Settings, assemble
 from parlour.service.grpc import convert
-from parlour.service.grpc.server import build_server
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store, upgrade_head
 from parlour.service.store.protocol import SeatRow, TableRow
@@ -56,9 +56,8 @@ async def stubs(sqlite_url: str) -> AsyncIterator[Stubs]:
     store = open_store(sqlite_url)
     notifier = make_notifier(store)
     await notifier.start()
-    server = await build_server(
-        "127.0.0.1:0", store, notifier, worker_token=WORKER_TOKEN, bot_levels=LEVELS
-    )
+    settings = Settings(address="127.0.0.1:0", worker_token=WORKER_TOKEN, bot_levels=LEVELS)
+    server = (await assemble(settings, store, notifier)).server
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
     try:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from parlour.service.app.service import GameService
+from parlour.service.app.parlour import Parlour
 from parlour.service.domain.errors import RequestIdReused
 from parlour.service.notify import make_notifier
 from tests.dblog import DbLog
@@ -24,7 +24,7 @@ from tests.replay.games import open_store, seat_table
 async def test_a_resent_request_gives_its_first_answer_and_one_event(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'parlour.sqlite3'}"
     store = open_store(url)
-    app = GameService(store, make_notifier(store))
+    app = Parlour(store, make_notifier(store))
     try:
         played = await seat_table(app, "hearts", 4)
         table_id, me = played.table_id, played.credentials(0)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from parlour.service.app.service import Credentials, GameService
+from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.domain import events
 from parlour.service.notify import make_notifier
 from parlour.service.store.protocol import StoredEvent
@@ -24,7 +24,7 @@ from tests.replay.games import open_store, play_moves, seat_table
 
 async def test_every_event_the_service_writes_decodes_to_its_typed_event(store_url: str) -> None:
     store = open_store(store_url)
-    app = GameService(store, make_notifier(store))
+    app = Parlour(store, make_notifier(store))
     try:
         # someone sits down and leaves again before the game, so SeatLeft is in a log too
         left = await app.host_table("crazy8s", 2, {})

@@ -38,9 +38,9 @@ from google.protobuf.message import Message
 
 from parlour.client import tokens
 from parlour.engine.base import GameState
-from parlour.service.app.service import GameService
+from parlour.service.app.parlour import Parlour
 from parlour.service.domain.fold import Folded
-from parlour.service.grpc.server import LobbyServicer, PlayServicer, ReplayServicer
+from parlour.service.grpc.servicers import LobbyServicer, PlayServicer, ReplayServicer
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store, upgrade_head
 from parlour.v1 import (
@@ -283,7 +283,7 @@ class FakeContext:
 
 
 class InProcess(Api):
-    def __init__(self, app: GameService) -> None:
+    def __init__(self, app: Parlour) -> None:
         self.app = app
         self.servicers = {
             "Lobby": LobbyServicer(app),
@@ -501,12 +501,12 @@ IN_PROCESS_GAMES = int(os.environ.get("LEAK_GAMES", "60"))
 
 
 @contextlib.asynccontextmanager
-async def in_process(url: str, seed: int) -> AsyncIterator[tuple[DbLog, GameService]]:
+async def in_process(url: str, seed: int) -> AsyncIterator[tuple[DbLog, Parlour]]:
     upgrade_head(url)
     store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
-    app = GameService(store, notifier, rng=random.Random(seed))
+    app = Parlour(store, notifier, rng=random.Random(seed))
     log = DbLog(url)
     try:
         yield log, app

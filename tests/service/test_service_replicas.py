@@ -26,15 +26,16 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import grpc
 import pytest
 
 from parlour.client import ParlourClient, ParlourError, RetryPolicy
+from parlour.service.bootstrap import Settings, assemble
 from parlour.service.domain.fold import ACTION_TAKEN, Folded
-from parlour.service.grpc.server import GameServer, build_server
+from parlour.service.grpc.server import GrpcServer
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store, upgrade_head
 from parlour.v1 import play_pb2
@@ -234,7 +235,7 @@ async def two_servers(
 @asynccontextmanager
 async def two_replicas(
     url: str, adapter: Adapter | None = None
-) -> AsyncIterator[tuple[list[ParlourClient], list[GameServer], DbLog]]:
+) -> AsyncIterator[tuple[list[ParlourClient], list[GrpcServer], DbLog]]:
     upgrade_head(url)
     stores = [open_store(url), open_store(url)]
     notify = adapter.notify if adapter is not None else None
@@ -243,7 +244,10 @@ async def two_replicas(
     servers = []
     for store, notifier in zip(stores, notifiers, strict=True):
         await notifier.start()
-        server = await build_server("127.0.0.1:0", store, notifier, catch_up_seconds=catch_up)
+        settings = Settings(address="127.0.0.1:0")
+        if catch_up is not None:
+            settings = replace(settings, catch_up_seconds=catch_up)
+        server = (await assemble(settings, store, notifier)).server
         await server.start()
         servers.append(server)
     clients = [ParlourClient(f"127.0.0.1:{server.port}") for server in servers]

@@ -32,7 +32,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from parlour.service.domain.statuses import TableStatus
-from parlour.service.grpc.server import status_for
+from parlour.service.grpc.status import status_for
 from parlour.service.notify import PostgresNotifier, make_notifier
 from parlour.service.store.memory import MemoryEventStore
 from parlour.service.store.open import downgrade_base, open_store, upgrade_head

@@ -22,7 +22,7 @@ import trustme
 from parlour.cli import options as ops
 from parlour.cli import serve
 from parlour.client import ParlourClient, ParlourError, RetryPolicy, tls_credentials
-from parlour.service.grpc.server import build_server
+from parlour.service.bootstrap import Settings, assemble
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store, upgrade_head
 from tests.service.harness import play_randomly, seated_table
@@ -62,9 +62,8 @@ async def tls_service(url: str, credentials: grpc.ServerCredentials | None) -> A
     store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
-    server = await build_server(
-        "127.0.0.1:0", store, notifier, credentials=credentials, worker_token=WORKER_TOKEN
-    )
+    settings = Settings(address="127.0.0.1:0", credentials=credentials, worker_token=WORKER_TOKEN)
+    server = (await assemble(settings, store, notifier)).server
     await server.start()
     try:
         yield f"127.0.0.1:{server.port}"

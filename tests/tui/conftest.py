@@ -15,7 +15,8 @@ from textual.pilot import Pilot
 
 from parlour.ai.worker import Worker, WorkerConfig
 from parlour.client import ParlourClient
-from parlour.service.grpc.server import GameServer, build_server
+from parlour.service.bootstrap import Settings, assemble
+from parlour.service.grpc.server import GrpcServer
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.store.open import open_store, upgrade_head
 from parlour.service.store.protocol import EventStore
@@ -44,7 +45,7 @@ class Service:
     url: str
     store: EventStore
     notifier: Notifier
-    server: GameServer
+    server: GrpcServer
     client: ParlourClient
     seed: int = 0
 
@@ -66,16 +67,12 @@ class Service:
         self.store = open_store(self.url)
         self.notifier = make_notifier(self.store)
         await self.notifier.start()
-        self.server = await build_server(
-            f"127.0.0.1:{port}",
-            self.store,
-            self.notifier,
-            bot_levels=bot_levels(),
-            worker_token=WORKER_TOKEN,
+        settings = Settings(
+            address=f"127.0.0.1:{port}", bot_levels=bot_levels(), worker_token=WORKER_TOKEN
         )
         # Seeded deals make the scenarios repeatable (the service shuffles with this RNG).
-        if hasattr(self.server.app, "_rng"):
-            self.server.app._rng = random.Random(self.seed)
+        replica = await assemble(settings, self.store, self.notifier, rng=random.Random(self.seed))
+        self.server = replica.server
         await self.server.start()
 
     async def restart(self, down_for: float = 0.3) -> None:

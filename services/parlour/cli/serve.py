@@ -1,8 +1,11 @@
 """``parlour serve``: run one game-service replica.
 
-Migrates the database first (unless --no-migrate), then prints the address it
-listens on (``parlour: serving on HOST:PORT``; with port 0 the port chosen)
-and serves until SIGINT or SIGTERM, finishing calls in flight before it stops.
+A thin command over the composition root (``parlour.service.bootstrap``):
+its arguments become a :class:`~parlour.service.bootstrap.Settings`.
+Migrates the database first (unless --no-migrate), then prints the address
+it listens on (``parlour: serving on HOST:PORT``; with port 0 the port
+chosen) and serves until SIGINT or SIGTERM, finishing calls in flight
+before it stops.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from typing import Any
 
 from parlour.cli import options as ops
 from parlour.cli.options import database_url_argument, safe_url
+from parlour.service import bootstrap
 from parlour.service.app import sweeper
-from parlour.service.grpc.server import serve
+from parlour.service.app.bots import DEFAULT_LEASE_SECONDS
 from parlour.service.notify import NOTIFY_ENV, NatsUnavailable, notify_setting
 from parlour.service.store.protocol import CONNECTIONS_ENV, DEFAULT_CONNECTIONS
 
@@ -155,25 +159,23 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    settings = bootstrap.Settings(
+        address=args.address,
+        database_url=args.database_url,
+        migrate=not args.no_migrate,
+        worker_token=token,
+        bot_levels=bot_levels(),
+        lease_seconds=args.lease_seconds or DEFAULT_LEASE_SECONDS,
+        credentials=credentials,
+        connections=args.db_connections,
+        notify=notify,
+        catch_up_seconds=args.catch_up_seconds,
+        sweep=sweeper.SweepSettings.from_env(
+            args.sweep_seconds, args.open_table_seconds, args.abandon_seconds
+        ),
+    )
     try:
-        event_loop(args.event_loop)(
-            serve(
-                args.address,
-                args.database_url,
-                migrate=not args.no_migrate,
-                worker_token=token,
-                credentials=credentials,
-                bot_levels=bot_levels(),
-                lease_seconds=args.lease_seconds,
-                connections=args.db_connections,
-                ready=ready,
-                notify=notify,
-                catch_up_seconds=args.catch_up_seconds,
-                sweep=sweeper.SweepSettings.from_env(
-                    args.sweep_seconds, args.open_table_seconds, args.abandon_seconds
-                ),
-            )
-        )
+        event_loop(args.event_loop)(bootstrap.serve(settings, ready))
     except NatsUnavailable as problem:
         print(f"parlour serve: {problem}", file=sys.stderr, flush=True)
         return 2

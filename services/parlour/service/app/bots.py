@@ -1,6 +1,6 @@
 """Bot turns: handed to AI workers (BotService), one worker per turn, under a lease.
 
-Application layer: no gRPC here (``grpc_server.BotServicer`` adapts it).
+Application layer: no gRPC here (``grpc/servicers.py``'s BotServicer adapts it).
 
 A bot turn is a seat the table waits for that a bot plays: a bot seat, or a
 person's seat while the person is away (their clock ran out). The ``turns``
@@ -17,7 +17,7 @@ The lease is about sharing out the work, not about safety: an Act still
 names the version it was decided at, and the event log takes one move per
 version, so a turn can never be played twice whatever happens to leases.
 Still, an Act from a worker that does not hold a live lease on the turn is
-refused (``check_act``, the service's ``bot_act_guard``), so that a slow
+refused (:class:`LeaseGuard`, the application's ``bot_act_guard``), so that a slow
 worker whose lease ran out cannot cut in on the worker now playing the turn.
 
 An idle worker long-polls: ClaimTurn waits on the notifier's bot-turn
@@ -35,9 +35,10 @@ from datetime import datetime, timedelta
 
 from parlour.engine.view import View
 from parlour.service.app import auth, metrics
-from parlour.service.app.service import Credentials, GameService, Waiter
+from parlour.service.app.parlour import Credentials, Parlour
+from parlour.service.app.ports import Waiter
 from parlour.service.domain.errors import BadRequest, TurnLeased
-from parlour.service.store.protocol import TableRow, Turn, utcnow
+from parlour.service.store.protocol import EventStore, TableRow, Turn, utcnow
 
 log = logging.getLogger("parlour.service.app.bots")
 
@@ -72,12 +73,38 @@ class _Grant:
     until: float
 
 
+class LeaseGuard:
+    """Checks a worker's Act for a bot seat against the turn's lease (in the store)."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    async def check_act(
+        self, table_id: str, seat: int, worker_id: str | None, expected_version: int | None
+    ) -> None:
+        """Refuse a worker's Act for a bot seat whose turn another worker holds a live lease on.
+
+        A lease granted at an earlier version than the one the Act was decided
+        at is for a turn already over, and does not count.
+        """
+        lease = await self.store.get_lease(table_id, seat)
+        if lease is None or lease.worker_id == worker_id:
+            return
+        left = (lease.expires_at - utcnow()).total_seconds()
+        if left <= 0 or (expected_version is not None and lease.version < expected_version):
+            return
+        raise TurnLeased(
+            f"seat {seat}'s turn at table {table_id} (version {lease.version}) is leased to "
+            f"worker {lease.worker_id!r} for {left:.1f} s more; claim another turn"
+        )
+
+
 class BotTurns:
-    """Finds bot turns, leases them to workers and checks workers' Acts against the leases."""
+    """Finds bot turns and leases them to workers (:class:`LeaseGuard` checks their Acts)."""
 
     def __init__(
         self,
-        app: GameService,
+        app: Parlour,
         notifier: Waiter,
         *,
         worker_token: str | None,
@@ -179,36 +206,17 @@ class BotTurns:
             del self._granted[table_id, seat]
         return await self.app.store.release_lease(table_id, seat, worker_id)
 
-    async def check_act(
-        self, table_id: str, seat: int, worker_id: str | None, expected_version: int | None
-    ) -> None:
-        """Refuse a worker's Act for a bot seat whose turn another worker holds a live lease on.
-
-        A lease granted at an earlier version than the one the Act was decided
-        at is for a turn already over, and does not count.
-        """
-        lease = await self.app.store.get_lease(table_id, seat)
-        if lease is None or lease.worker_id == worker_id:
-            return
-        left = (lease.expires_at - utcnow()).total_seconds()
-        if left <= 0 or (expected_version is not None and lease.version < expected_version):
-            return
-        raise TurnLeased(
-            f"seat {seat}'s turn at table {table_id} (version {lease.version}) is leased to "
-            f"worker {lease.worker_id!r} for {left:.1f} s more; claim another turn"
-        )
-
     async def _seat_view(
         self, table_id: str, seat: int, version: int, expires_at: datetime
     ) -> Claim | None:
         """The claimed seat's own view, or None if the table is no longer at that turn."""
-        snap = await self.app.view(table_id, seat, self._as_worker)
-        if snap.version != version or snap.view is None or seat not in snap.view.to_act:
+        seen = await self.app.view(table_id, seat, self._as_worker)
+        if seen.version != version or seen.view is None or seat not in seen.view.to_act:
             return None
-        level = snap.table.seat_rows[seat].bot_level or ""
-        if seat in snap.away:
-            level = snap.away_bot_level
-        return Claim(snap.table, seat, version, snap.view, expires_at, level)
+        level = seen.table.seat_rows[seat].bot_level or ""
+        if seat in seen.away:
+            level = seen.away_bot_level
+        return Claim(seen.table, seat, version, seen.view, expires_at, level)
 
 
 def _worker_id(worker_id: str) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.cards import Card
 from parlour.service.app import auth
-from parlour.service.app.service import Credentials, GameService
+from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.domain.errors import BadRequest
 from parlour.service.domain.fold import (
     ACTION_TAKEN,
@@ -112,7 +112,7 @@ def _actor(event: StoredEvent) -> int | None:
 
 
 async def get_replay(
-    app: GameService, table_id: str, seat: int | None, credentials: Credentials
+    app: Parlour, table_id: str, seat: int | None, credentials: Credentials
 ) -> ReplayLog:
     """Table ``table_id``'s log for ``seat`` (checked against its token) or a spectator."""
     if not table_id:

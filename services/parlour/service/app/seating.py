@@ -1,7 +1,9 @@
-"""The lobby's values and seat rules: who may sit where, and the names shown.
+"""The lobby's values and seat rules: who may sit where, who may act for a seat,
+and the names shown.
 
-Kept apart from ``app.py`` (the handlers) so both stay short; ``app`` re-exports
-:class:`Credentials` and :class:`SeatChoice`.
+Kept apart from the use cases (``lobby.py``, ``play.py``, ``duties.py``) so
+they stay short; ``parlour.py`` re-exports :class:`Credentials` and
+:class:`SeatChoice`.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from parlour.engine.registry import GameInfo
-from parlour.service.domain.errors import BadRequest, WrongTableState
+from parlour.service.app import auth
+from parlour.service.domain.errors import BadRequest, WrongTableState, WrongToken
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import SeatRow, TableRow
 
@@ -52,6 +55,37 @@ class Joined:
     seat: int
     seat_token: str
     table: TableRow
+
+
+def by_worker(credentials: Credentials) -> bool:
+    """Whether the call is an AI worker's (its token, and no seat token)."""
+    return bool(credentials.worker_token and not credentials.seat_token)
+
+
+def check_seat(
+    table: TableRow,
+    seat: int,
+    credentials: Credentials,
+    worker_token_hash: str | None,
+    away: frozenset[int] = frozenset(),
+) -> SeatRow:
+    """The seat's row, once ``credentials`` prove the caller may act for it (a worker
+    acts for bot seats and for the seats of people who are away)."""
+    if not 0 <= seat < table.seats:
+        raise BadRequest(
+            f"table {table.table_id} has seats 0 to {table.seats - 1}, not seat {seat}"
+        )
+    row = table.seat_rows[seat]
+    if by_worker(credentials):
+        if row.kind != SeatKind.BOT and seat not in away:
+            raise WrongToken(
+                f"a worker token acts only for bot seats; seat {seat} is a person's "
+                "(send its seat token)"
+            )
+        auth.check_token(credentials.worker_token, worker_token_hash, "worker")
+    else:
+        auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
+    return row
 
 
 def require_open(table: TableRow, doing: str) -> None:

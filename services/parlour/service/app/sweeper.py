@@ -4,7 +4,7 @@ Every ``parlour serve`` replica runs one. Each pass it asks the store, by
 index, for
 
 * person turns whose deadline has passed (``turns.deadline``): the seat goes
-  away and a bot plays it (``GameService.time_out``, a ``SeatAway`` event);
+  away and a bot plays it (``Parlour.time_out``, a ``SeatAway`` event);
 * open tables with no person activity for ``open_table_seconds``: they
   expire (``TableExpired``);
 * playing tables with no person action for ``abandon_seconds``: they end as
@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 
-from parlour.service.app.service import GameService
+from parlour.service.app.parlour import Parlour
 from parlour.service.domain.statuses import TableStatus
 from parlour.service.store.protocol import utcnow
 
@@ -89,7 +89,7 @@ class SweepResult:
 class Sweeper:
     """Fires what is due, every ``settings.interval`` seconds (see the module doc)."""
 
-    def __init__(self, app: GameService, settings: SweepSettings | None = None) -> None:
+    def __init__(self, app: Parlour, settings: SweepSettings | None = None) -> None:
         self.app = app
         self.settings = settings or SweepSettings()
         self._task: asyncio.Task[None] | None = None

@@ -36,7 +36,7 @@ from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
 from parlour.words import action_label
 
 if TYPE_CHECKING:
-    from parlour.service.app.service import Snapshot
+    from parlour.service.app.views import SeatView
 
 SUIT_FROM_PROTO = inverse(SUIT_TO_PROTO)
 KIND_TO_PROTO = by_name(ActionKind, common_pb2.ActionKind, "ACTION_KIND_")
@@ -306,7 +306,7 @@ def lobby_view(row: TableRow, seat: int | None) -> play_pb2.View:
 
 
 def any_view(
-    value: View | None, row: TableRow, seat: int | None, snap: Snapshot | None = None
+    value: View | None, row: TableRow, seat: int | None, snap: SeatView | None = None
 ) -> play_pb2.View:
     message = lobby_view(row, seat) if value is None else view(value, row)
     if snap is not None:
@@ -314,7 +314,7 @@ def any_view(
     return message
 
 
-def fill_clock(message: play_pb2.View, snap: Snapshot) -> None:
+def fill_clock(message: play_pb2.View, snap: SeatView) -> None:
     """The turn clocks, away seats and an ending without a finished game (issue 12)."""
     if snap.away or snap.deadlines:
         now = datetime.now(UTC)

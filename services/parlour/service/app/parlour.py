@@ -1,0 +1,203 @@
+"""The application: one facade over the table use cases, one per process.
+
+:class:`Parlour` is what the adapters call (the gRPC servicers, the sweeper,
+the bot turns, the tests); each method hands over to the use cases by
+concern, over one cache of folded tables (``tables.py``: the unit of work):
+
+* ``lobby.py``: host, list, get, join, leave, start;
+* ``play.py``: view, act, watch;
+* ``duties.py``: time out, return to seat, expire, abandon (the sweeper's).
+
+No gRPC and no driver here: the store and the notifier come in through the
+constructor (``parlour.service.bootstrap`` wires the real ones).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import AsyncIterator, Mapping, Sequence
+from datetime import datetime
+
+from parlour.service.app import auth
+from parlour.service.app.dealing import Dealer
+from parlour.service.app.duties import Duties
+from parlour.service.app.lobby import Lobby
+from parlour.service.app.play import MoveSpec, Play
+from parlour.service.app.ports import BotActGuard, Waiter
+from parlour.service.app.seating import Credentials, Hosted, Joined, SeatChoice
+from parlour.service.app.tables import Tables
+from parlour.service.app.views import SeatView
+from parlour.service.domain.statuses import TableStatus
+from parlour.service.store.protocol import EventStore, TableRow
+
+__all__ = [
+    "Credentials",
+    "MoveSpec",
+    "Parlour",
+    "SeatChoice",
+    "SeatView",
+    "Waiter",
+]
+
+#: how often a Watch re-reads the store whatever the notifier says, by default
+WATCH_POLL_SECONDS = 15.0
+
+
+class Parlour:
+    """The game service's application layer (one per process)."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        notifier: Waiter,
+        *,
+        worker_token: str | None = None,
+        cache_size: int = 4096,
+        rng: random.Random | None = None,
+        watch_poll_seconds: float = WATCH_POLL_SECONDS,
+        bot_levels: Mapping[str, Sequence[str]] | None = None,
+        bot_act_guard: BotActGuard | None = None,
+    ) -> None:
+        """``bot_act_guard`` is called before a worker's Act for a bot seat and raises
+        TurnLeased when another worker holds the turn (``bots.LeaseGuard.check_act``)."""
+        self.store = store
+        self.notifier = notifier
+        worker_hash = auth.token_hash(worker_token) if worker_token else None
+        dealer = Dealer(rng or secrets.SystemRandom())
+        self.tables = Tables(store, cache_size=cache_size)
+        self.lobby = Lobby(
+            self.tables, dealer, worker_token_hash=worker_hash, bot_levels=bot_levels or {}
+        )
+        self.play = Play(
+            self.tables,
+            notifier,
+            dealer,
+            worker_token_hash=worker_hash,
+            bot_act_guard=bot_act_guard,
+            watch_poll_seconds=watch_poll_seconds,
+        )
+        self.duties = Duties(self.tables, worker_token_hash=worker_hash)
+
+    @property
+    def closing(self) -> bool:
+        """True once :meth:`begin_shutdown` was called."""
+        return self.play.closing
+
+    def begin_shutdown(self) -> None:
+        """End every Watch stream with UNAVAILABLE, so its client resumes on another replica."""
+        self.play.begin_shutdown()
+
+    # -- the lobby -----------------------------------------------------------------------
+
+    async def host_table(
+        self,
+        game: str,
+        seats: int,
+        options: Mapping[str, object],
+        seat_setup: Sequence[SeatChoice] = (),
+        *,
+        name: str = "",
+        host_player_name: str = "",
+        host_takes_seat: bool = False,
+        host_seat: int | None = None,
+        players_entropy: bool = False,
+        host_entropy: str = "",
+    ) -> Hosted:
+        """See :meth:`Lobby.host_table`."""
+        return await self.lobby.host_table(
+            game,
+            seats,
+            options,
+            seat_setup,
+            name=name,
+            host_player_name=host_player_name,
+            host_takes_seat=host_takes_seat,
+            host_seat=host_seat,
+            players_entropy=players_entropy,
+            host_entropy=host_entropy,
+        )
+
+    async def list_tables(
+        self,
+        status: TableStatus | None = TableStatus.OPEN,
+        game: str | None = None,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> tuple[list[TableRow], str]:
+        """See :meth:`Lobby.list_tables`."""
+        return await self.lobby.list_tables(status, game, page_size, page_token)
+
+    async def get_table(self, table_id: str) -> TableRow:
+        """The table's row as the store has it now."""
+        return await self.lobby.get_table(table_id)
+
+    async def join(
+        self, table_id: str, player_name: str, seat: int | None = None, entropy: str = ""
+    ) -> Joined:
+        """See :meth:`Lobby.join`."""
+        return await self.lobby.join(table_id, player_name, seat, entropy)
+
+    async def leave(self, table_id: str, seat: int, credentials: Credentials) -> TableRow:
+        """See :meth:`Lobby.leave`."""
+        return await self.lobby.leave(table_id, seat, credentials)
+
+    async def start(self, table_id: str, credentials: Credentials) -> TableRow:
+        """See :meth:`Lobby.start`."""
+        return await self.lobby.start(table_id, credentials)
+
+    # -- play ----------------------------------------------------------------------------
+
+    async def view(
+        self,
+        table_id: str,
+        seat: int | None,
+        credentials: Credentials,
+        min_version: int | None = None,
+    ) -> SeatView:
+        """See :meth:`Play.view`."""
+        return await self.play.view(table_id, seat, credentials, min_version)
+
+    async def act(
+        self,
+        table_id: str,
+        seat: int,
+        credentials: Credentials,
+        move: MoveSpec,
+        *,
+        expected_version: int | None = None,
+        request_id: str = "",
+    ) -> SeatView:
+        """See :meth:`Play.act`."""
+        return await self.play.act(
+            table_id,
+            seat,
+            credentials,
+            move,
+            expected_version=expected_version,
+            request_id=request_id,
+        )
+
+    def watch(
+        self, table_id: str, seat: int | None, credentials: Credentials, from_version: int = 0
+    ) -> AsyncIterator[SeatView]:
+        """See :meth:`Play.watch`."""
+        return self.play.watch(table_id, seat, credentials, from_version)
+
+    # -- the sweeper's duties, and taking a seat back ------------------------------------
+
+    async def time_out(self, table_id: str, seat: int, version: int) -> bool:
+        """See :meth:`Duties.time_out`."""
+        return await self.duties.time_out(table_id, seat, version)
+
+    async def return_to_seat(self, table_id: str, seat: int, credentials: Credentials) -> SeatView:
+        """See :meth:`Duties.return_to_seat`."""
+        return await self.duties.return_to_seat(table_id, seat, credentials)
+
+    async def expire(self, table_id: str, before: datetime) -> bool:
+        """See :meth:`Duties.expire`."""
+        return await self.duties.expire(table_id, before)
+
+    async def abandon(self, table_id: str, before: datetime) -> bool:
+        """See :meth:`Duties.abandon`."""
+        return await self.duties.abandon(table_id, before)

@@ -1,0 +1,33 @@
+"""What the application needs of the world around it, as protocols and callables.
+
+The composition root (``parlour.service.bootstrap``) passes the real ones in:
+the notifier (``notify.Notifier``) and the bot-turn lease check
+(``bots.LeaseGuard.check_act``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+#: (table_id, seat, worker_id, expected_version) -> None, or raises TurnLeased
+BotActGuard = Callable[[str, int, str | None, int | None], Awaitable[None]]
+
+
+class Waiter(Protocol):
+    """What the application needs of a notifier (``notify.Notifier``).
+
+    The notifier hears this process's appends from the store itself
+    (``make_notifier(store)`` registers it as a listener), and other
+    replicas' appends through its adapter (Postgres NOTIFY or NATS);
+    ``wait_any`` wakes on bot turns only.
+    """
+
+    async def wait(self, game_id: str, after_seq: int, timeout: float) -> None: ...
+
+    def notify_all(self) -> None: ...
+
+    @property
+    def changes(self) -> int: ...
+
+    async def wait_any(self, after_changes: int, timeout: float) -> None: ...

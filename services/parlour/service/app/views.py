@@ -1,0 +1,91 @@
+"""A seat's view of a table (:class:`SeatView`), and the checks every reader makes.
+
+A :class:`SeatView` is what the use cases answer and the gRPC edge turns
+into a ``View`` message: the engine's view for a seat (or a spectator) at a
+version, with the turn clock's and the ending's facts beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from parlour.engine.base import GameState
+from parlour.engine.view import View
+from parlour.service.domain.errors import AheadOfTable, TableNotFound, WrongTableState, shorten
+from parlour.service.domain.fold import Folded
+from parlour.service.domain.statuses import SeatKind, TableStatus
+from parlour.service.store.protocol import StoredEvent, TableRow
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """A seat's (or spectator's) view of a table at ``version``.
+
+    ``view`` is None while the table is open (the lobby has no engine state).
+    ``events`` are those since the caller's last version (Watch only).
+    """
+
+    version: int
+    table: TableRow
+    view: View | None
+    events: tuple[StoredEvent, ...] = ()
+    duplicate: bool = False
+    #: person seats being played by a bot (their clock ran out)
+    away: frozenset[int] = frozenset()
+    #: seat -> when its turn clock runs out (seats to act, with a clock, not away)
+    deadlines: Mapping[int, datetime] = field(default_factory=dict)
+    #: "abandoned" or "expired" when the table ended without finishing its game
+    ended: str = ""
+    #: the bot level that plays for an away seat
+    away_bot_level: str = ""
+
+
+def lobby_view(table: TableRow) -> SeatView:
+    """The view of a table that has no game (open, or expired while open)."""
+    if table.status == TableStatus.EXPIRED:
+        return SeatView(table.version, table, None, ended="expired")
+    return SeatView(table.version, table, None)
+
+
+def seat_view(folded: Folded, table: TableRow, view: View) -> SeatView:
+    """The view at the fold's version, with the clock's and the ending's facts."""
+    clock = folded.clock
+    deadlines: dict[int, datetime] = {}
+    if clock.on:
+        for seat in clock.since:
+            if seat < len(table.seat_rows) and table.seat_rows[seat].kind == SeatKind.BOT:
+                continue  # a bot has no clock
+            deadline = clock.deadline(seat)
+            if deadline is not None and not folded.ended and not view.is_over:
+                deadlines[seat] = deadline
+    return SeatView(
+        folded.seq,
+        table,
+        view,
+        away=frozenset(clock.away),
+        deadlines=deadlines,
+        ended=folded.ended,
+        away_bot_level=clock.away_bot_level if clock.away else "",
+    )
+
+
+def started(folded: Folded, table_id: str) -> GameState:
+    """The game's state, refused while there is no table or no game yet."""
+    if folded.seq == 0:
+        raise TableNotFound(f"no table {shorten(table_id)}")
+    if folded.state is None:
+        raise WrongTableState(f"the game at table {table_id} has not started")
+    return folded.state
+
+
+def check_reached(
+    table_id: str, latest: int, asked: int | None, field: str = "min_version"
+) -> None:
+    """Refuse a version (``field`` of the request) that the table has not reached."""
+    if asked is not None and asked > latest:
+        raise AheadOfTable(
+            f"{field} {asked} is ahead of table {table_id}, which is at version {latest}; "
+            "name a version you received (or 0)"
+        )

@@ -1,0 +1,326 @@
+"""The gRPC servicers: typed grpc.aio handlers over the application layer.
+
+Servicers only translate: request message -> application call -> response
+message; every exception is answered with its status by the guards of
+``status.py``. One class per service of ``proto/parlour/v1``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from parlour.engine.registry import GameInfo, all_games, get_game
+from parlour.service.app import auth
+from parlour.service.app.bots import BotTurns
+from parlour.service.app.parlour import Credentials, MoveSpec, Parlour, SeatChoice
+from parlour.service.app.replay_log import ReplayLog, get_replay
+from parlour.service.domain import errors
+from parlour.service.domain.statuses import TableStatus
+from parlour.service.grpc import convert
+from parlour.service.grpc.status import Context, streaming, unary
+from parlour.v1 import (
+    bots_pb2,
+    bots_pb2_grpc,
+    catalogue_pb2,
+    catalogue_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    play_pb2,
+    play_pb2_grpc,
+    replay_pb2,
+    replay_pb2_grpc,
+)
+
+
+def credentials(context: Context) -> Credentials:
+    """The tokens in the call's metadata."""
+    found: dict[str, str] = {}
+    for key, value in context.invocation_metadata() or ():
+        if key in (
+            auth.SEAT_TOKEN_KEY,
+            auth.HOST_TOKEN_KEY,
+            auth.WORKER_TOKEN_KEY,
+            auth.WORKER_ID_KEY,
+        ):
+            found[key] = value if isinstance(value, str) else value.decode()
+    return Credentials(
+        seat_token=found.get(auth.SEAT_TOKEN_KEY),
+        host_token=found.get(auth.HOST_TOKEN_KEY),
+        worker_token=found.get(auth.WORKER_TOKEN_KEY),
+        worker_id=found.get(auth.WORKER_ID_KEY),
+    )
+
+
+class _OverApp:
+    """A servicer over the application layer."""
+
+    def __init__(self, app: Parlour) -> None:
+        self.app = app
+
+
+def _optional_seat(request: Any) -> int | None:
+    """The request's seat, or None for a spectator (the field is not set)."""
+    return int(request.seat) if request.HasField("seat") else None
+
+
+class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
+    """CatalogueService: the games and their option schemas (straight from the registry).
+
+    ``bot_levels`` (game id -> levels) is injected by whoever knows the bots
+    (the CLI); the service layer itself never imports them.
+    """
+
+    def __init__(self, bot_levels: Mapping[str, Sequence[str]] | None = None) -> None:
+        self.bot_levels = dict(bot_levels or {})
+        # static data: built once (the rules text is read from the package here, not per call)
+        self._list = catalogue_pb2.ListGamesResponse(
+            games=[self._info(info, with_rules=False) for info in all_games()]
+        )
+        self._games = {
+            info.id: catalogue_pb2.GetGameResponse(game=self._info(info, with_rules=True))
+            for info in all_games()
+        }
+
+    @unary
+    async def ListGames(
+        self, request: catalogue_pb2.ListGamesRequest, context: Context
+    ) -> catalogue_pb2.ListGamesResponse:
+        return self._list
+
+    @unary
+    async def GetGame(
+        self, request: catalogue_pb2.GetGameRequest, context: Context
+    ) -> catalogue_pb2.GetGameResponse:
+        if not request.game:
+            raise errors.BadRequest("game is required")
+        return self._games[get_game(request.game).id]  # get_game names an unknown game
+
+    def _info(self, info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
+        message = convert.game_info(info, with_rules=with_rules)
+        message.bot_levels.extend(self.bot_levels.get(info.id, ()))
+        return message
+
+
+class LobbyServicer(_OverApp, lobby_pb2_grpc.LobbyServiceServicer):
+    """LobbyService over :class:`Parlour`."""
+
+    @unary
+    async def HostTable(
+        self, request: lobby_pb2.HostTableRequest, context: Context
+    ) -> lobby_pb2.HostTableResponse:
+        setup = [
+            SeatChoice(convert.SEAT_KIND_FROM_PROTO.get(seat.kind, "?"), seat.bot_level)
+            for seat in request.seat_setup
+        ]
+        hosted = await self.app.host_table(
+            request.game,
+            request.seats,
+            dict(request.options),
+            setup,
+            name=request.name,
+            host_player_name=request.host_player_name,
+            host_takes_seat=request.host_takes_seat,
+            host_seat=request.host_seat if request.HasField("host_seat") else None,
+            players_entropy=request.players_entropy,
+            host_entropy=request.host_entropy,
+        )
+        response = lobby_pb2.HostTableResponse(
+            table=convert.table(hosted.table),
+            host_token=hosted.host_token,
+            seat_token=hosted.seat_token,
+        )
+        if hosted.seat is not None:
+            response.seat = hosted.seat
+        return response
+
+    @unary
+    async def ListTables(
+        self, request: lobby_pb2.ListTablesRequest, context: Context
+    ) -> lobby_pb2.ListTablesResponse:
+        status = convert.STATUS_FROM_PROTO.get(request.status, TableStatus.OPEN)
+        rows, next_token = await self.app.list_tables(
+            status, request.game, request.page_size, request.page_token
+        )
+        return lobby_pb2.ListTablesResponse(
+            tables=[convert.table(row) for row in rows], next_page_token=next_token
+        )
+
+    @unary
+    async def GetTable(
+        self, request: lobby_pb2.GetTableRequest, context: Context
+    ) -> lobby_pb2.GetTableResponse:
+        row = await self.app.get_table(request.table_id)
+        return lobby_pb2.GetTableResponse(table=convert.table(row))
+
+    @unary
+    async def JoinTable(
+        self, request: lobby_pb2.JoinTableRequest, context: Context
+    ) -> lobby_pb2.JoinTableResponse:
+        seat = _optional_seat(request)
+        joined = await self.app.join(
+            request.table_id, request.player_name, seat, entropy=request.entropy
+        )
+        return lobby_pb2.JoinTableResponse(
+            seat=joined.seat, seat_token=joined.seat_token, table=convert.table(joined.table)
+        )
+
+    @unary
+    async def LeaveTable(
+        self, request: lobby_pb2.LeaveTableRequest, context: Context
+    ) -> lobby_pb2.LeaveTableResponse:
+        row = await self.app.leave(request.table_id, request.seat, credentials(context))
+        return lobby_pb2.LeaveTableResponse(table=convert.table(row))
+
+    @unary
+    async def StartTable(
+        self, request: lobby_pb2.StartTableRequest, context: Context
+    ) -> lobby_pb2.StartTableResponse:
+        row = await self.app.start(request.table_id, credentials(context))
+        return lobby_pb2.StartTableResponse(table=convert.table(row))
+
+
+class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
+    """PlayService over :class:`Parlour`."""
+
+    @unary
+    async def GetView(
+        self, request: play_pb2.GetViewRequest, context: Context
+    ) -> play_pb2.GetViewResponse:
+        seat = _optional_seat(request)
+        least = request.min_version if request.HasField("min_version") else None
+        seen = await self.app.view(request.table_id, seat, credentials(context), least)
+        return play_pb2.GetViewResponse(
+            version=seen.version, view=convert.any_view(seen.view, seen.table, seat, seen)
+        )
+
+    @unary
+    async def Act(self, request: play_pb2.ActRequest, context: Context) -> play_pb2.ActResponse:
+        which = request.WhichOneof("move")
+        move: MoveSpec
+        if which == "legal_action_id":
+            move = request.legal_action_id
+        elif which == "action":
+            move = convert.action_from_proto(request.action)
+        else:
+            raise errors.BadRequest("set legal_action_id or action")
+        seen = await self.app.act(
+            request.table_id,
+            request.seat,
+            credentials(context),
+            move,
+            expected_version=(
+                request.expected_version if request.HasField("expected_version") else None
+            ),
+            request_id=request.request_id,
+        )
+        return play_pb2.ActResponse(
+            version=seen.version,
+            view=convert.any_view(seen.view, seen.table, request.seat, seen),
+            duplicate=seen.duplicate,
+        )
+
+    @unary
+    async def ReturnToSeat(
+        self, request: play_pb2.ReturnToSeatRequest, context: Context
+    ) -> play_pb2.ReturnToSeatResponse:
+        seen = await self.app.return_to_seat(request.table_id, request.seat, credentials(context))
+        return play_pb2.ReturnToSeatResponse(
+            version=seen.version,
+            view=convert.any_view(seen.view, seen.table, request.seat, seen),
+        )
+
+    @streaming
+    async def Watch(
+        self, request: play_pb2.WatchRequest, context: Context
+    ) -> AsyncIterator[play_pb2.WatchResponse]:
+        seat = _optional_seat(request)
+        updates = self.app.watch(request.table_id, seat, credentials(context), request.from_version)
+        async for seen in updates:
+            yield play_pb2.WatchResponse(
+                version=seen.version,
+                view=convert.any_view(seen.view, seen.table, seat, seen),
+                events=[convert.public_event(event, seat) for event in seen.events],
+            )
+
+
+class BotServicer(bots_pb2_grpc.BotServiceServicer):
+    """BotService over :class:`BotTurns`."""
+
+    def __init__(self, turns: BotTurns) -> None:
+        self.turns = turns
+
+    @unary
+    async def ClaimTurn(
+        self, request: bots_pb2.ClaimTurnRequest, context: Context
+    ) -> bots_pb2.ClaimTurnResponse:
+        self.turns.check_worker(credentials(context))
+        claim = await self.turns.claim(
+            request.worker_id,
+            request.wait_seconds,
+            frozenset(request.games),
+            time_left=context.time_remaining(),
+        )
+        if claim is None:
+            return bots_pb2.ClaimTurnResponse(claimed=False)
+        response = bots_pb2.ClaimTurnResponse(
+            claimed=True,
+            table_id=claim.table.table_id,
+            seat=claim.seat,
+            game=claim.table.game,
+            bot_level=claim.bot_level,
+            version=claim.version,
+            view=convert.view(claim.view, claim.table),
+            options={
+                name: convert.option_text(value) for name, value in claim.table.options.items()
+            },
+        )
+        response.lease_expires_at.FromDatetime(claim.expires_at)
+        return response
+
+    @unary
+    async def ReleaseTurn(
+        self, request: bots_pb2.ReleaseTurnRequest, context: Context
+    ) -> bots_pb2.ReleaseTurnResponse:
+        self.turns.check_worker(credentials(context))
+        released = await self.turns.release(request.worker_id, request.table_id, request.seat)
+        return bots_pb2.ReleaseTurnResponse(released=released)
+
+
+def replay_response(log: ReplayLog) -> replay_pb2.GetReplayResponse:
+    """The GetReplay message for ``log``."""
+    table = log.table
+    return replay_pb2.GetReplayResponse(
+        table_id=table.table_id,
+        game=table.game,
+        seat_count=table.seats,
+        status=convert.STATUS_TO_PROTO.get(table.status, lobby_pb2.TABLE_STATUS_UNSPECIFIED),
+        version=log.events[-1].event.seq if log.events else 0,
+        finished=log.finished,
+        complete=log.complete,
+        events=[
+            replay_pb2.ReplayEvent(
+                seq=item.event.seq,
+                type=item.event.type,
+                schema_version=item.event.schema_version,
+                payload_json=json.dumps(item.event.payload, ensure_ascii=False),
+                digest=item.event.digest,
+                redacted=item.redacted,
+                text=item.text,
+            )
+            for item in log.events
+        ],
+    )
+
+
+class ReplayServicer(_OverApp, replay_pb2_grpc.ReplayServiceServicer):
+    """ReplayService over :class:`Parlour` and the store."""
+
+    @unary
+    async def GetReplay(
+        self, request: replay_pb2.GetReplayRequest, context: Context
+    ) -> replay_pb2.GetReplayResponse:
+        seat = _optional_seat(request)
+        log = await get_replay(self.app, request.table_id, seat, credentials(context))
+        return replay_response(log)
