@@ -8,7 +8,7 @@ import { card, inlineCard } from "./cards.js";
 import { verifyDeals } from "./fairdeal.js";
 import { endWords, escape, handResult, playerName, renderSummary } from "./summary.js";
 import {
-  SUIT_SYMBOL, SUIT_WORD, actionLabel, eventWords, cardName, cardWords, joinNames, optionLabel, optionValue,
+  SUIT_SYMBOL, SUIT_WORD, cardName, cardWords, joinNames, optionLabel, optionValue,
   passWords, phaseWords, say, seatName, suitLetter,
 } from "./words.js";
 
@@ -142,7 +142,8 @@ export class TableScreen {
       }
       // each pass is one line when the cards change hands, not three "chose a card" lines
       if (event.action && event.action.kind === "ACTION_KIND_GIVE") continue;
-      const line = eventWords(event, view);
+      // the server's sentence, with its "seat 2" said by the player's name
+      const line = say(event.words, view);
       if (line) this.log.unshift(line);
     }
     this.log = this.log.slice(0, 60);
@@ -424,7 +425,7 @@ export class TableScreen {
       const button = document.createElement("button");
       button.dataset.action = action.id;
       button.className = KIND(action) === "ACTION_KIND_BID" ? "bid" : "";
-      button.textContent = chosen.length > 1 ? this.suitChoice(action) : actionLabel(action, view);
+      button.textContent = chosen.length > 1 ? this.suitChoice(action) : action.label;
       button.disabled = this.queue.length > 0;
       button.onclick = () => { this.chooser = null; this.act(action.id); };
       bar.appendChild(button);
@@ -435,7 +436,7 @@ export class TableScreen {
 
   suitChoice(action) {
     const letter = suitLetter(action.action.suit);
-    return letter ? `${SUIT_SYMBOL[letter]} ${SUIT_WORD[letter]}` : actionLabel(action, this.shown);
+    return letter ? `${SUIT_SYMBOL[letter]} ${SUIT_WORD[letter]}` : action.label;
   }
 
   hand(view) {

@@ -1,7 +1,8 @@
-// The browser's phrasebook: how a card, a suit, a seat, an option or a phase
-// is said to a person. Every word the table shows goes through here, so no
-// contract code ("TH", "N2", "SUIT_HEARTS", "screw_the_dealer") reaches the page.
-// It mirrors services/parlour/words.py, the phrasebook of the Python side.
+// The browser's names for what it draws: cards, suits, seats, options and the
+// phase, so no contract code ("TH", "N2", "SUIT_HEARTS", "screw_the_dealer")
+// reaches the page. Actions and events are not said here: the table shows the
+// server's words for them as sent (LegalAction.label, PublicEvent.words, from
+// services/parlour/words.py), only saying "seat 2" by the player's name.
 
 export const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
 export const SUIT_WORD = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
@@ -42,8 +43,8 @@ export function sayCards(text) {
   return String(text || "")
     .replace(/\b([2-9TJQKA])([CDHS])\b/g, (_, rank, suit) => rank.replace("T", "10") + SUIT_SYMBOL[suit])
     .replace(/\bT([♣♦♥♠])/g, "10$1")
-    .replace(/\bW[1-4]\b|\bWizard\b/g, "wizard")
-    .replace(/\bN[1-4]\b|\bJester\b/g, "jester")
+    .replace(/\bW[1-4]\b/g, "wizard")
+    .replace(/\bN[1-4]\b/g, "jester")
     .replace(/\b(\d+)NT\b/g, "$1 no trump");
 }
 
@@ -75,11 +76,6 @@ export function optionValue(value) {
   return String(value).replace(/_/g, " ");
 }
 
-/** A legal action's menu label in words ("bid 2", "trump: hearts", "play 8♠, name hearts"). */
-export function actionLabel(legal, view) {
-  return say(legal.label || (legal.action && legal.action.text) || "", view);
-}
-
 /** A bot level as offered in the setup: "normal" -> "computer (normal)". */
 export function botLevelLabel(level) {
   return `computer (${level})`;
@@ -104,31 +100,4 @@ export function passWords(direction) {
 export function joinNames(names) {
   if (names.length <= 1) return names[0] || "nobody";
   return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
-}
-
-/** One public event as a line of the table's log, by name ("Ada played 10♥"). */
-export function eventWords(event, view) {
-  const who = event.seat !== undefined ? seatName(view, event.seat) : "";
-  const action = event.action || {};
-  switch (event.type) {
-    case "TableHosted": return "";
-    case "SeatTaken": return `${String(event.text || "").replace(/ took seat \d+$/, "")} sat down`;
-    case "SeatLeft": return `${who}'s seat was given up`;
-    case "GameStarted": return "The game starts";
-    case "CardsDealt": return "The cards are shuffled and dealt";
-    case "GameFinished": return "The game is over";
-    default: break;
-  }
-  const suit = suitLetter(action.suit);
-  switch (action.kind) {
-    case "ACTION_KIND_PLAY":
-      return `${who} played ${cardName(action.card)}${suit ? ` and named ${SUIT_WORD[suit]}` : ""}`;
-    case "ACTION_KIND_BID":
-      return `${who} bid ${action.number ?? 0}${action.noTrump ? " no trump" : ""}`;
-    case "ACTION_KIND_NAME_TRUMP": return `${who} named ${SUIT_WORD[suit]} trump`;
-    case "ACTION_KIND_GIVE": return `${who} chose ${action.card ? cardName(action.card) : "a card"} to pass`;
-    case "ACTION_KIND_DRAW": return `${who} drew a card`;
-    case "ACTION_KIND_PASS": return `${who} passed`;
-    default: return say(event.text, view);
-  }
 }

@@ -1,21 +1,25 @@
-"""The phrasebook: how a card, a suit, a seat or an action is said to a person.
+"""The phrasebook: how a card, a suit, a seat, an action or an event is said to a person.
 
-Written once and used by everything that talks to people in Python: the
-service's menu labels, the terminal client and the replay narration (the
-browser's ``clients/web/words.js`` mirrors it). It works on the contract's
-notation (card codes such as "TH", "W2", "N1"; action kinds as words), so it
-imports nothing: the service and the clients may both use it.
+The one place words are made for people in Python: the service's menu labels
+and event lines (the browser shows those as sent: ``LegalAction.label``,
+``PublicEvent.words``), the terminal client and the replay narration. An
+action is said by ``say_action`` in a form: "label" ("play Q♠") or "past"
+("played Q♠"). It works on the contract's notation (card codes such as "TH",
+"W2", "N1"; action kinds as words), so it imports nothing: the service and
+the clients may both use it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import Literal
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 _RANK_WORDS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
 _CARD = re.compile(r"\b(?:([2-9TJQKA])([CDHS])|([WN])[1-4])\b")
+_SYMBOL_TEN = re.compile(r"\bT([♣♦♥♠])")
 _NO_TRUMP = re.compile(r"\b(\d+)NT\b")
 _SAT_DOWN = re.compile(r" took seat \d+$")
 _SEAT = re.compile(r"\bseat (\d+)\b", re.IGNORECASE)
@@ -46,8 +50,10 @@ def cards_text(codes: Sequence[str]) -> str:
 
 
 def say_cards(text: str) -> str:
-    """Card codes inside a sentence said as cards: "cannot lead TH" -> "cannot lead 10♥"."""
+    """Card codes inside a sentence said as cards: "cannot lead TH" -> "cannot lead 10♥",
+    "W3 beats N1" -> "wizard beats jester", "T♠" (a ten as typed) -> "10♠"."""
     said = _CARD.sub(lambda match: card_name(match.group(0)), text)
+    said = _SYMBOL_TEN.sub(r"10\1", said)
     return _NO_TRUMP.sub(r"\1 no trump", said)
 
 
@@ -65,46 +71,64 @@ def say(text: str, name: Callable[[int], str] | None = None) -> str:
     return _SEAT.sub(lambda match: name(int(match.group(1))), said)
 
 
-def action_label(
-    kind: str, card: str = "", *, number: int | None = None, no_trump: bool = False, suit: str = ""
+#: how an action is said: "label" for a menu ("play Q♠"), "past" for what a seat did ("played Q♠")
+Form = Literal["label", "past"]
+
+
+def say_action(
+    kind: str,
+    card: str = "",
+    *,
+    number: int | None = None,
+    no_trump: bool = False,
+    suit: str = "",
+    form: Form = "label",
 ) -> str:
-    """A menu label: "play Q♠", "play 8♠, name hearts", "bid 7 no trump", "trump: hearts".
+    """An action in words: "play 8♠, name hearts" as a label, "played 8♠ and named hearts" past.
 
     ``kind`` is the action's kind in words ("play", "give", "bid", "trump",
-    "draw", "pass"); ``suit`` a suit letter.
+    "draw", "pass"); ``card`` its card code, or several ("QS KH 2C") given in
+    one act; ``suit`` a suit letter.
     """
+    label = form == "label"
     if kind == "play":
-        named = f", name {SUIT_WORDS[suit]}" if suit else ""
-        return f"play {card_name(card)}{named}"
-    if kind == "give":  # one card, or several ("QS KH 2C") given in one act
-        return "give " + ", ".join(card_name(one) for one in card.split())
+        named = "" if not suit else (", name " if label else " and named ") + SUIT_WORDS[suit]
+        return f"{'play' if label else 'played'} {card_name(card)}{named}"
+    if kind == "give":
+        given = ", ".join(card_name(one) for one in card.split())
+        return f"give {given}" if label else f"chose {given or 'a card'} to pass"
     if kind == "bid":
         return f"bid {number}{' no trump' if no_trump else ''}"
     if kind == "trump":
-        return f"trump: {SUIT_WORDS[suit]}"
+        return f"trump: {SUIT_WORDS[suit]}" if label else f"named {SUIT_WORDS[suit]} trump"
     if kind == "draw":
-        return "draw a card"
-    return "pass"
+        return "draw a card" if label else "drew a card"
+    return "pass" if label else "passed"
+
+
+def action_label(
+    kind: str, card: str = "", *, number: int | None = None, no_trump: bool = False, suit: str = ""
+) -> str:
+    """A menu label: "play Q♠", "play 8♠, name hearts", "bid 7 no trump", "trump: hearts"."""
+    return say_action(kind, card, number=number, no_trump=no_trump, suit=suit, form="label")
 
 
 def past_tense(
     kind: str, card: str = "", *, number: int | None = None, no_trump: bool = False, suit: str = ""
 ) -> str:
     """What a seat did, for logs and replays: "played 10♥", "bid 2", "named hearts trump"."""
-    if kind == "play":
-        named = f" and named {SUIT_WORDS[suit]}" if suit else ""
-        return f"played {card_name(card)}{named}"
-    if kind == "give":
-        if not card:
-            return "chose a card to pass"
-        return f"chose {', '.join(card_name(one) for one in card.split())} to pass"
-    if kind == "bid":
-        return f"bid {number}{' no trump' if no_trump else ''}"
-    if kind == "trump":
-        return f"named {SUIT_WORDS[suit]} trump"
-    if kind == "draw":
-        return "drew a card"
-    return "passed"
+    return say_action(kind, card, number=number, no_trump=no_trump, suit=suit, form="past")
+
+
+def say_event(text: str, *, seat: int | None = None, done: str = "") -> str:
+    """One event as a sentence for a person: "Seat 2 played 10♥", "Ada sat down".
+
+    ``done`` is what ``seat`` did, already in words (``past_tense``); without
+    it the event's own text is said, cards as cards. Seats stay "seat 2", for
+    a client to say by its player's name (``say``).
+    """
+    said = f"seat {seat} {done}" if done and seat is not None else say(text)
+    return said[:1].upper() + said[1:]
 
 
 def option_label(name: str) -> str:

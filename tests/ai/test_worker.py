@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from parlour.ai import convert
 from parlour.ai.worker import Strategies, Worker, WorkerConfig, WorkerRefused, decide
 from parlour.cli.options import worker_token
 from parlour.cli.worker import add_arguments
+from parlour.contract.view import view_from_proto
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import all_games, new_game
 from parlour.service.bootstrap import Settings, assemble
@@ -65,11 +65,11 @@ def test_a_seat_view_reads_back_as_the_engine_view_it_was_sent_from(game: str) -
                 continue
             for seat in (*state.to_act(), None):
                 sent = state.view(seat)
-                assert convert.view(service_convert.view(sent, row)) == sent
+                assert view_from_proto(service_convert.view(sent, row)) == sent
             seat = state.to_act()[0]
             state.apply(seat, rng.choice(state.legal_actions(seat)))
         final = state.view(0)
-        assert convert.view(service_convert.view(final, row)) == final
+        assert view_from_proto(service_convert.view(final, row)) == final
 
 
 def test_an_unknown_bot_level_plays_the_games_default_level() -> None:

@@ -38,10 +38,10 @@ from typing import TypeVar
 
 import grpc
 
-from parlour.ai import convert
 from parlour.ai.common import NamedStrategy, Strategy, choose_randomly
 from parlour.ai.registry import strategy_for
 from parlour.client import ParlourClient, ParlourError, RetryPolicy, new_request_id
+from parlour.contract.view import view_from_proto
 from parlour.v1 import bots_pb2
 
 log = logging.getLogger("parlour.worker")
@@ -146,7 +146,7 @@ class Strategies:
 
 def decide(strategy: Strategy, claim: bots_pb2.ClaimTurnResponse, seed: int) -> Choice:
     """The strategy's choice for the claimed turn, as a legal-action id of its view."""
-    view = convert.view(claim.view)
+    view = view_from_proto(claim.view)
     legal = list(view.legal_actions)
     if not legal:
         raise ValueError(f"table {claim.table_id} seat {claim.seat}: no legal action in the view")

@@ -1,22 +1,28 @@
-"""Conversions of the engine's end rules and hand results to the contract's messages.
+"""End rules and hand results to and from the contract's messages.
 
-Kept beside ``convert.py`` (views, actions, tables): these facts are public
-(every seat sees the same result of a finished hand), so nothing here can
-leak a hidden card.
+These facts are public (every seat sees the same result of a finished hand),
+so nothing here can leak a hidden card. Enum values are matched by name:
+``GAME_END_ROUNDS`` is ``GameEnd.ROUNDS``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from enum import Enum
-from typing import Any
-
-from parlour.engine.cards import Suit
+from parlour.contract.cards import (
+    SUIT_TO_PROTO,
+    by_name,
+    card_code,
+    card_from_code,
+    fill_trick,
+    inverse,
+    suit_from_proto,
+    trick_from_proto,
+)
 from parlour.engine.results import (
     CrazyEightsRoundResult,
     EndReason,
     EndRule,
     GameEnd,
+    GameHandResult,
     HandResult,
     HeartsHandResult,
     KaiserHandResult,
@@ -24,28 +30,20 @@ from parlour.engine.results import (
     WinnerRule,
     WizardRoundResult,
 )
-from parlour.engine.trick import Trick
-from parlour.engine.view import View
-from parlour.v1 import catalogue_pb2, common_pb2, play_pb2
+from parlour.v1 import catalogue_pb2, play_pb2
 
-
-def by_name(values: Iterable[Enum], proto: Any, prefix: str) -> dict[Any, Any]:
-    """Each member of an engine enum to the contract's value named ``prefix`` + its name,
-    and None to ``prefix`` + UNSPECIFIED (a member with no counterpart fails at import)."""
-    found = {member: proto.Value(prefix + member.name) for member in values}
-    return {None: proto.Value(f"{prefix}UNSPECIFIED"), **found}
-
-
-def inverse(mapping: dict[Any, Any]) -> dict[Any, Any]:
-    """The contract's values back to the engine's (UNSPECIFIED left out)."""
-    return {value: key for key, value in mapping.items() if key is not None}
-
-
-SUIT_TO_PROTO = by_name(Suit, common_pb2.Suit, "SUIT_")
 _GAME_END = by_name(GameEnd, catalogue_pb2.GameEnd, "GAME_END_")
 _WINNER = by_name(WinnerRule, catalogue_pb2.WinnerRule, "WINNER_RULE_")
 _TIES = by_name(TieRule, catalogue_pb2.TieRule, "TIE_RULE_")
-END_REASON = by_name(EndReason, play_pb2.EndReason, "END_REASON_")
+_GAME_END_FROM, _WINNER_FROM, _TIES_FROM = inverse(_GAME_END), inverse(_WINNER), inverse(_TIES)
+END_REASON_TO_PROTO: dict[EndReason | None, play_pb2.EndReason.ValueType] = by_name(
+    EndReason, play_pb2.EndReason, "END_REASON_"
+)
+# ABANDONED and EXPIRED are the service's endings, not the rules': None here
+_END_REASON_FROM: dict[play_pb2.EndReason.ValueType, EndReason] = inverse(END_REASON_TO_PROTO)
+
+
+# -- end rules -------------------------------------------------------------------------------
 
 
 def fill_end_rule(message: catalogue_pb2.EndRule, rule: EndRule) -> None:
@@ -62,13 +60,27 @@ def fill_end_rule(message: catalogue_pb2.EndRule, rule: EndRule) -> None:
     message.text = rule.text
 
 
-def _fill_trick(message: play_pb2.Trick, trick: Trick) -> None:
-    message.leader = trick.leader
-    for play in trick.plays:
-        message.plays.add(seat=play.seat, card=str(play.card))
-    message.led_suit = SUIT_TO_PROTO[trick.led_suit]
-    if trick.winner is not None:
-        message.winner = trick.winner
+def end_rule_from_proto(message: catalogue_pb2.EndRule) -> EndRule:
+    return EndRule(
+        ends_by=_GAME_END_FROM[message.ends_by],
+        winner=_WINNER_FROM[message.winner],
+        ties=_TIES_FROM[message.ties],
+        text=message.text,
+        rounds=message.rounds,
+        rounds_option=message.rounds_option,
+        target=message.target,
+        target_option=message.target_option,
+        loses_at_minus_target=message.loses_at_minus_target,
+        partnerships=message.partnerships,
+    )
+
+
+def end_reason_from_proto(value: play_pb2.EndReason.ValueType) -> EndReason | None:
+    """The rules' reason a game ended; None while it goes on (or the service ended it)."""
+    return _END_REASON_FROM.get(value)
+
+
+# -- hand results ----------------------------------------------------------------------------
 
 
 def fill_hand_result(message: play_pb2.HandResult, result: HandResult) -> None:
@@ -83,7 +95,7 @@ def fill_hand_result(message: play_pb2.HandResult, result: HandResult) -> None:
     if isinstance(detail, WizardRoundResult):
         message.wizard.bids.extend(detail.bids)
         message.wizard.trump = SUIT_TO_PROTO[detail.trump]
-        message.wizard.turned_card = str(detail.turned_card) if detail.turned_card else ""
+        message.wizard.turned_card = card_code(detail.turned_card)
     elif isinstance(detail, CrazyEightsRoundResult):
         eights = message.crazy8s
         eights.outcome = (
@@ -114,17 +126,50 @@ def fill_hand_result(message: play_pb2.HandResult, result: HandResult) -> None:
             hearts.moon_shooter = detail.moon_shooter
         hearts.points_taken.extend(detail.points_taken)
         hearts.pass_direction = detail.pass_direction
-        _fill_trick(hearts.last_trick, detail.last_trick)
+        fill_trick(hearts.last_trick, detail.last_trick)
         hearts.tie_plays_on = detail.tie_plays_on
 
 
-def fill_view_results(message: play_pb2.View, value: View) -> None:
-    """The view's end rule, last hand, end reason and Crazy 8s turn facts."""
-    if value.end_rule is not None:
-        fill_end_rule(message.end_rule, value.end_rule)
-    if value.last_hand is not None:
-        fill_hand_result(message.last_hand, value.last_hand)
-    message.end_reason = END_REASON[value.end_reason]
-    message.passes_in_a_row = value.passes_in_a_row
-    if value.must_play is not None:
-        message.must_play_card = str(value.must_play)
+def _detail_from_proto(message: play_pb2.HandResult) -> GameHandResult:
+    which = message.WhichOneof("game")
+    if which == "wizard":
+        wizard = message.wizard
+        return WizardRoundResult(
+            tuple(wizard.bids), suit_from_proto(wizard.trump), card_from_code(wizard.turned_card)
+        )
+    if which == "crazy8s":
+        eights = message.crazy8s
+        went_out = eights.went_out if eights.HasField("went_out") else None
+        return CrazyEightsRoundResult(went_out, tuple(eights.cards_left), eights.stock_rebuilds)
+    if which == "kaiser":
+        kaiser = message.kaiser
+        taken, change = tuple(kaiser.points_taken), tuple(kaiser.score_change)
+        return KaiserHandResult(
+            bidder=kaiser.bidder,
+            bid=kaiser.bid,
+            no_trump=kaiser.no_trump,
+            trump=suit_from_proto(kaiser.trump),
+            made=kaiser.made,
+            points_taken=(taken[0], taken[1]),
+            score_change=(change[0], change[1]),
+        )
+    hearts = message.hearts
+    return HeartsHandResult(
+        moon_shooter=hearts.moon_shooter if hearts.HasField("moon_shooter") else None,
+        points_taken=tuple(hearts.points_taken),
+        pass_direction=hearts.pass_direction,
+        last_trick=trick_from_proto(hearts.last_trick),
+        tie_plays_on=hearts.tie_plays_on,
+    )
+
+
+def hand_result_from_proto(message: play_pb2.HandResult) -> HandResult:
+    return HandResult(
+        hand_number=message.hand_number,
+        dealer=message.dealer,
+        points=tuple(message.points),
+        totals=tuple(message.totals),
+        tricks_taken=tuple(message.tricks_taken),
+        text=message.text,
+        detail=_detail_from_proto(message),
+    )

@@ -859,6 +859,7 @@ class PublicEvent(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
     DEAL_COMMITMENT_FIELD_NUMBER: _builtins.int
+    WORDS_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The event's version (its number in the table's history)."""
     type: _builtins.str
@@ -879,6 +880,12 @@ class PublicEvent(_message.Message):
     played. The deck and salt are revealed in the replay once the game is
     over; recompute the hash then to check the deal was not changed.
     """
+    words: _builtins.str
+    """The event in words for a person, as the server's phrasebook says it: a
+    sentence with cards said as cards ("Seat 2 played 10♥ and named hearts",
+    "Ada sat down"). Seats are "seat N" (N as in `seat`), for a client to say
+    by the player's name; unlike `text`, never read it as notation.
+    """
     @_builtins.property
     def action(self) -> _common_pb2.Action:
         """For ActionTaken: the action. A Hearts "give" shows its card only to the giver."""
@@ -892,10 +899,11 @@ class PublicEvent(_message.Message):
         action: _common_pb2.Action | None = ...,
         text: _builtins.str = ...,
         deal_commitment: _builtins.str = ...,
+        words: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "deal_commitment", b"deal_commitment", "seat", b"seat", "text", b"text", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "deal_commitment", b"deal_commitment", "seat", b"seat", "text", b"text", "type", b"type", "version", b"version", "words", b"words"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
