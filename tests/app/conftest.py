@@ -47,15 +47,26 @@ SMALL: dict[str, dict[str, object]] = {
 
 
 class RacingStore(MemoryEventStore):
-    """A memory store whose next append comes second: ``before_next_append`` runs
-    first (another replica's use case, over :meth:`replica`), once."""
+    """A memory store whose next appends come second: before each, the next of
+    :meth:`lose_to`'s rivals runs first (another replica's use case, over
+    :meth:`replica`), then the append is tried as it was asked."""
 
-    before_next_append: Callable[[], Awaitable[object]] | None = None
+    def __init__(self) -> None:
+        super().__init__()
+        self._rivals: list[Callable[[], Awaitable[object]]] = []
+        #: what each rival answered, or the error it raised
+        self.rivals_answered: list[object] = []
+
+    def lose_to(self, *rivals: Callable[[], Awaitable[object]]) -> None:
+        self._rivals.extend(rivals)
 
     async def append(self, *args: Any, **kwargs: Any) -> list[StoredEvent]:
-        hook, self.before_next_append = self.before_next_append, None
-        if hook is not None:
-            await hook()
+        if self._rivals:
+            rival = self._rivals.pop(0)
+            try:
+                self.rivals_answered.append(await rival())
+            except Exception as error:  # kept for the test to look at
+                self.rivals_answered.append(error)
         return await super().append(*args, **kwargs)
 
 

@@ -5,7 +5,7 @@ watcher that wakes within a test was woken by the in-process notifier."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 import pytest
 
@@ -18,7 +18,16 @@ from tests.app.conftest import later, playing
 GUARD = 10.0
 
 
-async def parked(watch: AsyncIterator[SeatView]) -> asyncio.Task[SeatView]:
+def watching(
+    app: Parlour, table_id: str, seat: int | None, credentials: Credentials, from_version: int = 0
+) -> AsyncGenerator[SeatView, None]:
+    """``app.watch``, which a test closes when done (the use case is an async generator)."""
+    watch = app.watch(table_id, seat, credentials, from_version)
+    assert isinstance(watch, AsyncGenerator)
+    return watch
+
+
+async def parked(watch: AsyncGenerator[SeatView, None]) -> asyncio.Task[SeatView]:
     """The watch's next view, asked for and left waiting on the notifier."""
 
     async def next_view() -> SeatView:
@@ -36,7 +45,7 @@ async def test_a_watcher_is_woken_by_a_move_and_sees_the_new_version(
 ) -> None:
     seated = await playing(app)
     seen = await app.view(seated.table_id, 0, seated.seat(0))
-    watch = app.watch(seated.table_id, 0, seated.seat(0), from_version=seen.version)
+    watch = watching(app, seated.table_id, 0, seated.seat(0), from_version=seen.version)
     task = await parked(watch)
     await app.act(seated.table_id, 2, seated.seat(2), 1, expected_version=seen.version)
     woken = await asyncio.wait_for(task, GUARD)
@@ -48,7 +57,7 @@ async def test_a_watcher_is_woken_by_a_move_and_sees_the_new_version(
 
 async def test_a_watch_from_the_start_sends_the_table_as_it_is(app: Parlour) -> None:
     seated = await playing(app)
-    watch = app.watch(seated.table_id, None, Credentials())
+    watch = watching(app, seated.table_id, None, Credentials())
     first = await asyncio.wait_for(anext(watch), GUARD)
     assert first.version == 7 and [event.seq for event in first.events] == list(range(1, 8))
     assert first.view is not None and first.view.hand == ()  # a spectator sees no hand
@@ -58,7 +67,7 @@ async def test_a_watch_from_the_start_sends_the_table_as_it_is(app: Parlour) -> 
 async def test_a_lobby_watch_is_woken_by_a_join(app: Parlour) -> None:
     hosted = await app.host_table("hearts", 4, {}, host_player_name="Ada", host_takes_seat=True)
     table_id = hosted.table.table_id
-    watch = app.watch(table_id, None, Credentials(), from_version=hosted.table.version)
+    watch = watching(app, table_id, None, Credentials(), from_version=hosted.table.version)
     task = await parked(watch)
     await app.join(table_id, "Bea")
     woken = await asyncio.wait_for(task, GUARD)
@@ -70,7 +79,7 @@ async def test_a_lobby_watch_is_woken_by_a_join(app: Parlour) -> None:
 
 async def test_a_watch_ends_with_the_game(app: Parlour) -> None:
     seated = await playing(app)
-    watch = app.watch(seated.table_id, 1, seated.seat(1), from_version=7)
+    watch = watching(app, seated.table_id, 1, seated.seat(1), from_version=7)
     task = await parked(watch)
     assert await app.abandon(seated.table_id, later())
     last = await asyncio.wait_for(task, GUARD)
@@ -81,7 +90,7 @@ async def test_a_watch_ends_with_the_game(app: Parlour) -> None:
 
 async def test_a_watch_ends_when_the_server_shuts_down(app: Parlour) -> None:
     seated = await playing(app)
-    watch = app.watch(seated.table_id, None, Credentials(), from_version=7)
+    watch = watching(app, seated.table_id, None, Credentials(), from_version=7)
     task = await parked(watch)
     app.begin_shutdown()
     with pytest.raises(ShuttingDown):
@@ -92,11 +101,11 @@ async def test_a_watch_ends_when_the_server_shuts_down(app: Parlour) -> None:
 async def test_a_watch_needs_the_seats_token_and_a_version_reached(app: Parlour) -> None:
     seated = await playing(app)
     with pytest.raises(WrongToken):
-        await anext(app.watch(seated.table_id, 0, seated.seat(1)))
+        await anext(watching(app, seated.table_id, 0, seated.seat(1)))
     with pytest.raises(AheadOfTable, match="from_version 8 is ahead"):
-        await anext(app.watch(seated.table_id, 0, seated.seat(0), from_version=8))
+        await anext(watching(app, seated.table_id, 0, seated.seat(0), from_version=8))
     with pytest.raises(BadRequest, match="from_version must be 0 or more"):
-        await anext(app.watch(seated.table_id, 0, seated.seat(0), from_version=-1))
+        await anext(watching(app, seated.table_id, 0, seated.seat(0), from_version=-1))
 
 
 async def test_a_view_at_a_min_version_not_reached_is_refused(
