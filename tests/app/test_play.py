@@ -11,19 +11,21 @@ import pytest
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
 from parlour.engine.errors import EngineError, GameOver, IllegalAction, NotYourTurn
-from parlour.service.app.parlour import Credentials, Parlour
+from parlour.service.app.parlour import Credentials, Parlour, SeatChoice
 from parlour.service.domain.errors import (
     BadRequest,
     MissingToken,
     RequestIdReused,
     StaleVersion,
+    TurnLeased,
     WrongTableState,
     WrongToken,
 )
 from parlour.service.domain.fold import Folded, fold
-from parlour.service.domain.statuses import TableStatus
+from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.memory import MemoryEventStore
-from tests.app.conftest import Seated, log, playing, truth
+from parlour.service.store.protocol import utcnow
+from tests.app.conftest import WORKER_TOKEN, Seated, log, playing, truth
 
 
 async def pass_all(app: Parlour, seated: Seated) -> None:
@@ -211,6 +213,33 @@ async def test_a_request_id_used_for_another_move_is_refused(
             seated.table_id, 2, seated.seat(2), str(other.view.legal_actions[0]), request_id="r-2"
         )
     assert await store.read(seated.table_id) == after_first
+
+
+async def test_a_worker_acts_for_a_bot_seat_unless_another_holds_its_turn(
+    app: Parlour, store: MemoryEventStore
+) -> None:
+    setup = [SeatChoice(), SeatChoice(SeatKind.BOT), SeatChoice(), SeatChoice()]
+    hosted = await app.host_table(
+        "hearts", 4, {}, setup, host_player_name="Ada", host_takes_seat=True
+    )
+    table_id = hosted.table.table_id
+    for name in ("Bea", "Cy"):
+        await app.join(table_id, name)
+    await app.start(table_id, Credentials(host_token=hosted.host_token))
+    (turn,) = [turn for turn in await store.bot_turns(utcnow()) if turn[0] == table_id]
+    assert turn == (table_id, 1, 6)  # the bot's seat was filled when hosted
+    assert await store.claim_bot_turn("w2", 60, [turn]) == turn
+    before = await store.read(table_id)
+    w1 = Credentials(worker_token=WORKER_TOKEN, worker_id="w1")
+    with pytest.raises(TurnLeased, match="leased to worker 'w2'"):
+        await app.act(table_id, 1, w1, 1, expected_version=6)
+    guess = Credentials(worker_token="guess", worker_id="w2")
+    with pytest.raises(WrongToken, match="worker"):
+        await app.act(table_id, 1, guess, 1, expected_version=6)
+    assert await store.read(table_id) == before
+    w2 = Credentials(worker_token=WORKER_TOKEN, worker_id="w2")
+    played = await app.act(table_id, 1, w2, 1, expected_version=6)
+    assert played.version == 7
 
 
 # -- whole games -----------------------------------------------------------------------

@@ -130,3 +130,15 @@ async def test_a_replica_viewing_at_a_version_it_was_told_reads_up_to_it(
     seen = await other.view(seated.table_id, 0, seated.seat(0), min_version=moved.version)
     assert seen.version == moved.version
     assert seen.view is not None and len(seen.view.passed_cards) == 1
+
+
+async def test_a_lobby_watch_ends_when_the_table_expires(app: Parlour) -> None:
+    hosted = await app.host_table("hearts", 4, {}, host_player_name="Ada", host_takes_seat=True)
+    table_id = hosted.table.table_id
+    watch = watching(app, table_id, None, Credentials(), from_version=hosted.table.version)
+    task = await parked(watch)
+    assert await app.expire(table_id, later())
+    last = await asyncio.wait_for(task, GUARD)
+    assert last.ended == "expired" and [event.type for event in last.events] == ["TableExpired"]
+    with pytest.raises(StopAsyncIteration):
+        await anext(watch)
