@@ -77,14 +77,7 @@ from parlour.service.domain.events import (
     TableExpired,
     TableHosted,
 )
-from parlour.service.domain.fold import (
-    ACTION_TAKEN,
-    CARDS_DEALT,
-    GAME_FINISHED,
-    GAME_STARTED,
-    Folded,
-    fold,
-)
+from parlour.service.domain.fold import Folded, fold
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import (
     ConcurrencyConflict,
@@ -655,7 +648,7 @@ class GameService:
                 started = GameStarted(
                     tuple(folded.seat_entropy.get(seat, "") for seat in range(table.seats))
                 )
-            folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED, started.payload()))
+            folded.apply(_synthetic(table_id, folded.seq + 1, GameStarted.TYPE, started.payload()))
             events = [started.new(), *self._chance(folded)]
             now = utcnow()
             assert folded.state is not None
@@ -829,7 +822,7 @@ class GameService:
         state = folded.state
         assert state is not None
         taken = ActionTaken(seat, str(action))
-        events = [taken.new(folded.digest_next(ACTION_TAKEN, taken.payload()))]
+        events = [taken.new(folded.chain(taken))]
         events += self._chance(folded)
         if state.is_over:
             events.append(GameFinished(tuple(state.scores()), tuple(state.winners())).new())
@@ -864,7 +857,7 @@ class GameService:
             codes = [str(card) for card in deck]
             salt = deals.new_secret()
             dealt = CardsDealt(tuple(codes), number, salt, deals.commitment(codes, salt))
-            events.append(dealt.new(folded.digest_next(CARDS_DEALT, dealt.payload())))
+            events.append(dealt.new(folded.chain(dealt)))
         return events
 
     async def _first_result(
@@ -892,7 +885,7 @@ class GameService:
             caused = await self.store.read(table_id, first_seq - 1)  # the request's events on
             first = caused[0]
             before = None
-            if isinstance(move, int) and first.type == ACTION_TAKEN:
+            if isinstance(move, int) and first.type == ActionTaken.TYPE:
                 before = fold(await self.store.read(table_id, 0, first_seq - 1))
             if not _same_request(first, before, seat, move, expected_version):
                 raise RequestIdReused(
@@ -902,7 +895,7 @@ class GameService:
                 )
             end = first_seq
             for event in caused[1:]:  # what the request also caused
-                if event.type not in (CARDS_DEALT, GAME_FINISHED):
+                if event.type not in (CardsDealt.TYPE, GameFinished.TYPE):
                     break
                 end = event.seq
             if folded.seq != end:
@@ -995,7 +988,7 @@ def _same_request(
     expected_version: int | None,
 ) -> bool:
     """Whether a request (seat, move, expected_version) is the one that made event ``first``."""
-    if first.type != ACTION_TAKEN or int(first.payload["seat"]) != seat:
+    if first.type != ActionTaken.TYPE or int(first.payload["seat"]) != seat:
         return False
     if isinstance(move, int):
         if expected_version != first.seq - 1 or before is None or before.state is None:
