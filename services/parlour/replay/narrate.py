@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from parlour import words
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
@@ -36,7 +37,8 @@ Views = dict[int, View]
 
 
 def cards_text(cards: Iterable[Card]) -> str:
-    return " ".join(card_name(str(card)) for card in cards) or "(none)"
+    """Cards in a sentence, as the phrasebook says them ("10♥ Q♠", or "(none)")."""
+    return words.cards_text([str(card) for card in cards])
 
 
 class Narrator:
