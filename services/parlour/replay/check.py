@@ -300,10 +300,10 @@ def _check(event: StoredEvent, typed: DomainEvent, state: GameState | None, dige
 
 def _what(typed: DomainEvent) -> str:
     match typed:
-        case ActionTaken(seat, action):
-            return f"seat {seat} {action}"
-        case CardsDealt(cards):
-            return f"{len(cards)} cards"
+        case ActionTaken():
+            return f"seat {typed.seat} {typed.action}"
+        case CardsDealt():
+            return f"{len(typed.cards)} cards"
     return ""
 
 

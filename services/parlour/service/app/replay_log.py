@@ -106,20 +106,21 @@ def _redact(
 ) -> tuple[dict[str, Any] | None, bool]:
     """The payload ``seat`` may see of ``event`` (None: all of it), and whether it was cut."""
     match event:
-        case CardsDealt(cards, deal, _, commitment):
-            payload: dict[str, Any] = {"redacted": True, "deck_size": len(cards)}
-            if deal is not None:
-                payload["deal"] = deal
-            if commitment is not None:
-                payload["commitment"] = commitment
+        case ActionTaken():
+            actor = event.seat
+            if parse_action(event.action).kind is ActionKind.GIVE and actor != seat:
+                return {"seat": actor, "action": "give", "redacted": True}, True
+        case CardsDealt():
+            payload: dict[str, Any] = {"redacted": True, "deck_size": len(event.cards)}
+            if event.deal is not None:
+                payload["deal"] = event.deal
+            if event.commitment is not None:
+                payload["commitment"] = event.commitment
             if seat is not None:
                 payload["own_cards"] = own
             return payload, True
-        case TableHosted(server_seed=str()):
+        case TableHosted() if event.server_seed is not None:
             return replace(event, server_seed=None).payload(), True
-        case ActionTaken(actor, action):
-            if parse_action(action).kind is ActionKind.GIVE and actor != seat:
-                return {"seat": actor, "action": "give", "redacted": True}, True
     return None, False
 
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from parlour.service.domain.events import (
+    ActionTaken,
     CardsDealt,
     DomainEvent,
     GameStarted,
@@ -142,17 +143,19 @@ class DealChecker:
     uncommitted: int = 0
 
     def check(self, event: DomainEvent) -> None:
-        match event:
+        match event:  # (no sub-patterns: this runs for every event of a replay)
+            case ActionTaken():
+                return  # the most frequent: nothing to check
             case CardsDealt():
                 self._dealt(event)
             case TableHosted():
                 self._hosted(event)
-            case SeatTaken(seat, _, entropy):
-                self.seats[seat] = entropy or ""
-            case SeatLeft(seat):
-                self.seats.pop(seat, None)
-            case GameStarted(contributions) if self.entropy:
-                self._started(contributions)
+            case SeatTaken():
+                self.seats[event.seat] = event.entropy or ""
+            case SeatLeft():
+                self.seats.pop(event.seat, None)
+            case GameStarted() if self.entropy:
+                self._started(event.contributions)
 
     def _hosted(self, hosted: TableHosted) -> None:
         self.entropy = bool(hosted.players_entropy)

@@ -28,6 +28,9 @@ class DomainEvent:
     """An event of a table's log, by its fields."""
 
     TYPE: ClassVar[EventType]
+    #: TYPE's value as a plain str, set for each class below: quicker to hash
+    #: and to format than the enum member, for the code that runs per event
+    NAME: ClassVar[str]
 
     @classmethod
     def schema_version(cls) -> int:
@@ -174,6 +177,10 @@ EVENT_CLASSES: dict[str, type[DomainEvent]] = {
 }
 
 
+for _kind in EVENT_CLASSES.values():
+    _kind.NAME = _kind.TYPE.value
+
+
 class UnknownEventType(Exception):
     """A stored event whose type this code does not know."""
 
@@ -198,9 +205,21 @@ def _fields_decoder(kind: type[DomainEvent]) -> Decoder:
 
 
 # The two events of every move and deal (nearly all of a log) are read by hand:
-# replaying a log is mostly decoding them.
+# replaying a log is mostly decoding them. A log repeats the same few hundred
+# moves, and an event is immutable: each is made once (making a frozen
+# dataclass costs several times a look-up).
+_TAKEN: dict[tuple[Any, Any], ActionTaken] = {}
+_TAKEN_KEPT = 4096
+
+
 def _action_taken(payload: Payload) -> ActionTaken:
-    return ActionTaken(int(payload["seat"]), str(payload["action"]))
+    key = (payload["seat"], payload["action"])
+    taken = _TAKEN.get(key)
+    if taken is None:
+        if len(_TAKEN) >= _TAKEN_KEPT:
+            _TAKEN.clear()
+        taken = _TAKEN[key] = ActionTaken(int(key[0]), str(key[1]))
+    return taken
 
 
 def _cards_dealt(payload: Payload) -> CardsDealt:

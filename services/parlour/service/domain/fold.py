@@ -42,7 +42,7 @@ from parlour.service.domain.statuses import EventType
 from parlour.service.store.protocol import StoredEvent
 
 #: The first schema version of each type whose digest is chained (see event_digest).
-CHAINED_FROM: dict[str, int] = {EventType.ACTION_TAKEN: 2, EventType.CARDS_DEALT: 3}
+CHAINED_FROM: dict[str, int] = {EventType.ACTION_TAKEN.value: 2, EventType.CARDS_DEALT.value: 3}
 _NEVER = 1 << 30
 
 #: The events whose digest chains (the others hash the whole state, or carry none).
@@ -95,7 +95,20 @@ class Folded:
     def take(self, typed: DomainEvent, event: StoredEvent, *, check_digest: bool = False) -> None:
         """Fold ``typed``, the decoded ``event`` (its seq must follow ``self.seq``)."""
         previous = self.digest
-        self._fold(typed, event)
+        # Class patterns without sub-patterns: matching fields positionally
+        # costs more than reading them, and this runs for every event.
+        match typed:
+            case ActionTaken():  # the most frequent first
+                assert self.state is not None, "action before the game started"
+                self.state.apply(typed.seat, parse_action(typed.action))
+                self.clock.track(self.state.to_act(), event.created_at, acted=typed.seat)
+            case CardsDealt():
+                assert self.state is not None, "cards dealt before the game started"
+                self.state.deal([Card.parse(code) for code in typed.cards])
+                self.deals += 1
+                self.clock.track(self.state.to_act(), event.created_at)
+            case _:
+                self._lobby(typed, event)
         if event.digest:
             if check_digest and self.state is not None:
                 got = digest_of(typed, event.schema_version, previous, self.state)
@@ -104,34 +117,26 @@ class Folded:
             self.digest = event.digest
         self.seq = event.seq
 
-    def _fold(self, typed: DomainEvent, event: StoredEvent) -> None:
+    def _lobby(self, typed: DomainEvent, event: StoredEvent) -> None:
+        """Fold the events around the game: set-up, seating, start, clocks, the end."""
         match typed:
-            case ActionTaken(seat, action):  # the most frequent first
-                assert self.state is not None, "action before the game started"
-                self.state.apply(seat, parse_action(action))
-                self.clock.track(self.state.to_act(), event.created_at, acted=seat)
-            case CardsDealt(cards):
-                assert self.state is not None, "cards dealt before the game started"
-                self.state.deal([Card.parse(code) for code in cards])
-                self.deals += 1
-                self.clock.track(self.state.to_act(), event.created_at)
             case TableHosted():
                 self.hosted = typed
                 self.setup = typed.payload()
                 self.clock = TurnClock.of(typed.clock)
-            case SeatTaken(seat, _, entropy):
-                self.seat_entropy[seat] = entropy or ""
-            case SeatLeft(seat):
-                self.seat_entropy.pop(seat, None)
-            case GameStarted(contributions):
+            case SeatTaken():
+                self.seat_entropy[typed.seat] = typed.entropy or ""
+            case SeatLeft():
+                self.seat_entropy.pop(typed.seat, None)
+            case GameStarted():
                 hosted = self.hosted
                 assert hosted is not None, "the game started at a table nobody set up"
                 self.state = new_game(hosted.game, int(hosted.seats), hosted.options or {})
-                self.contributions = [str(value) for value in contributions or ()]
-            case SeatAway(seat):
-                self.clock.went_away(seat)
-            case SeatReturned(seat):
-                self.clock.came_back(seat, event.created_at)
+                self.contributions = [str(value) for value in typed.contributions or ()]
+            case SeatAway():
+                self.clock.went_away(typed.seat)
+            case SeatReturned():
+                self.clock.came_back(typed.seat, event.created_at)
             case GameAbandoned():
                 self.ended = "abandoned"
             case TableExpired():
@@ -175,7 +180,7 @@ def digest_of(event: DomainEvent, version: int, previous: str, state: GameState)
     Older versions hash a snapshot of the whole state (``GameState.digest``);
     from ``CHAINED_FROM`` on the digest is :func:`chained_digest`.
     """
-    if version < CHAINED_FROM.get(event.TYPE, _NEVER):
+    if version < CHAINED_FROM.get(event.NAME, _NEVER):
         return state.digest()
     assert isinstance(event, ActionTaken | CardsDealt)
     return chained_digest(previous, event, state)
@@ -194,10 +199,10 @@ def chained_digest(previous: str, event: Chained, state: GameState) -> str:
     whole state cost tens.
     """
     if isinstance(event, ActionTaken):
-        text = f"{previous}|{event.TYPE}|{event.seat} {event.action}|{state.to_act()}"
+        text = f"{previous}|{event.NAME}|{event.seat} {event.action}|{state.to_act()}"
     else:
         cards = " ".join(event.cards)
-        text = f"{previous}|{event.TYPE}|{cards}|{state.to_act()}|{state.digest()}"
+        text = f"{previous}|{event.NAME}|{cards}|{state.to_act()}|{state.digest()}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -219,39 +224,41 @@ def describe(
     """
     typed = decode(event) if isinstance(event, StoredEvent) else event
     match typed:
-        case ActionTaken(seat, text):
-            action = parse_action(text)
+        case ActionTaken():
+            seat, action = typed.seat, parse_action(typed.action)
             if action.kind is ActionKind.GIVE and viewer != seat:
                 count = len(action.cards)
                 chose = "a card" if count == 1 else f"{count} cards"
                 return seat, Action(ActionKind.GIVE), f"seat {seat} chose {chose} to pass"
             return seat, action, f"seat {seat} {_past_tense(action)}"
-        case SeatTaken(seat, player_name):
-            return seat, None, f"{player_name or 'someone'} took seat {seat}"
-        case SeatLeft(seat):
-            return seat, None, f"seat {seat} was given up"
-        case SeatAway(seat, bot_level):
-            level = bot_level or "normal"
+        case SeatTaken():
+            seat = typed.seat
+            return seat, None, f"{typed.player_name or 'someone'} took seat {seat}"
+        case SeatLeft():
+            return typed.seat, None, f"seat {typed.seat} was given up"
+        case SeatAway():
+            seat, level = typed.seat, typed.bot_level or "normal"
             return (
                 seat,
                 None,
                 f"seat {seat}'s clock ran out: a computer player ({level}) plays for it",
             )
-        case SeatReturned(seat):
-            return seat, None, f"seat {seat} is back and plays again"
+        case SeatReturned():
+            return typed.seat, None, f"seat {typed.seat} is back and plays again"
         case TableExpired():
             return None, None, "the table expired: nobody started it in time"
         case GameAbandoned():
             return None, None, "the game was abandoned: nobody played for too long; no winner"
-        case TableHosted(game, seats):
-            return None, None, f"a {game} table for {seats} was set up"
+        case TableHosted():
+            return None, None, f"a {typed.game} table for {typed.seats} was set up"
         case GameStarted():
             return None, None, "the game started"
-        case CardsDealt(cards, commitment=committed):
+        case CardsDealt():
+            committed = typed.commitment
             sealed = f" (sealed: commitment {committed[:12]}…)" if committed else ""
-            return None, None, f"{len(cards)} cards were shuffled and dealt{sealed}"
-        case GameFinished(winners=winners):
-            who = ", ".join(f"seat {seat}" for seat in winners) or "nobody"
+            return None, None, f"{len(typed.cards)} cards were shuffled and dealt{sealed}"
+        case GameFinished():
+            who = ", ".join(f"seat {seat}" for seat in typed.winners) or "nobody"
             return None, None, f"the game is over; won by {who}"
     return None, None, typed.TYPE
 

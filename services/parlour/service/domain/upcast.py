@@ -53,7 +53,10 @@ from parlour.service.store.protocol import StoredEvent
 Payload = dict[str, Any]
 Upcaster = Callable[[Payload], Payload]
 
-CURRENT_VERSIONS: dict[str, int] = {EventType.CARDS_DEALT: 4, EventType.ACTION_TAKEN: 2}
+CURRENT_VERSIONS: dict[str, int] = {
+    EventType.CARDS_DEALT.value: 4,  # (plain str keys: looked up by the stored type)
+    EventType.ACTION_TAKEN.value: 2,
+}
 
 #: (event type, version it reads) -> upcaster to version + 1
 _UPCASTERS: dict[tuple[str, int], Upcaster] = {}
@@ -72,7 +75,7 @@ def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaste
     """Register the function that turns ``from_version`` of ``event_type`` into the next."""
 
     def register(function: Upcaster) -> Upcaster:
-        _UPCASTERS[(event_type, from_version)] = function
+        _UPCASTERS[(str(event_type), from_version)] = function
         return function
 
     return register
