@@ -21,7 +21,7 @@ from parlour.contract.view import view_from_proto
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import all_games, new_game
 from parlour.service.bootstrap import Settings, assemble
-from parlour.service.domain.fold import ACTION_TAKEN
+from parlour.service.domain.statuses import EventType
 from parlour.service.grpc import convert as service_convert
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store
@@ -121,7 +121,7 @@ async def finished(service: BotService, table_id: str, timeout: float = 30.0) ->
                 return
 
     await asyncio.wait_for(watch(), timeout)
-    return sum(event.type == ACTION_TAKEN for event in service.log.read(table_id))
+    return sum(event.type == EventType.ACTION_TAKEN for event in service.log.read(table_id))
 
 
 async def test_a_worker_plays_tables_of_bots_to_the_end(sqlite_url: str) -> None:

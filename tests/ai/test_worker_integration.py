@@ -23,7 +23,8 @@ import grpc
 import pytest
 
 from parlour.client import ParlourClient, ParlourError
-from parlour.service.domain.fold import ACTION_TAKEN, GAME_FINISHED, Folded
+from parlour.service.domain.fold import Folded
+from parlour.service.domain.statuses import EventType
 from tests.dblog import DbLog
 
 pytestmark = pytest.mark.postgres
@@ -190,10 +191,10 @@ async def test_bots_finish_the_game_when_a_worker_is_killed_mid_turn(
     for event in events:
         folded.apply(event, check_digest=True)
     assert folded.state is not None and folded.state.is_over
-    assert events[-1].type == GAME_FINISHED
+    assert events[-1].type == EventType.GAME_FINISHED
 
     # every move reported (by the workers' logs and the person) is one event at its version
-    moves = {event.seq: event for event in events if event.type == ACTION_TAKEN}
+    moves = {event.seq: event for event in events if event.type == EventType.ACTION_TAKEN}
     reported = [
         (int(m.group(5)), int(m.group(4)), m.group(2), m.group(1))
         for process in (slow, quick)

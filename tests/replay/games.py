@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from parlour.engine.actions import Action
 from parlour.engine.registry import get_game
 from parlour.service.app.parlour import Credentials, Parlour
-from parlour.service.domain.fold import ACTION_TAKEN, Folded, fold
+from parlour.service.domain.fold import Folded, fold
+from parlour.service.domain.statuses import EventType
 from parlour.service.store.open import open_store as store_for
 from parlour.service.store.open import upgrade_head
 from parlour.service.store.protocol import EventStore, StoredEvent
@@ -107,7 +108,9 @@ def open_store(url: str) -> EventStore:
 
 def _action_event(table_id: str, seq: int, seat: int, action: Action) -> StoredEvent:
     payload = {"seat": seat, "action": str(action)}
-    return StoredEvent(table_id, seq, ACTION_TAKEN, 1, payload, "", None, datetime.now(UTC))
+    return StoredEvent(
+        table_id, seq, EventType.ACTION_TAKEN, 1, payload, "", None, datetime.now(UTC)
+    )
 
 
 def play_batch(batch: list[tuple[str, int, int]], directory: str) -> list[dict[str, object]]:
@@ -143,7 +146,7 @@ def play_batch(batch: list[tuple[str, int, int]], directory: str) -> list[dict[s
                     "game": game,
                     "digests": [[event.seq, event.digest] for event in events if event.digest],
                     "dealt_or_acted": sum(
-                        event.type in ("CardsDealt", ACTION_TAKEN) for event in events
+                        event.type in ("CardsDealt", EventType.ACTION_TAKEN) for event in events
                     ),
                     "scores": finished[0].payload["scores"] if finished else None,
                     "winners": finished[0].payload["winners"] if finished else None,

@@ -29,15 +29,9 @@ from parlour.replay.check import ReplayError, replay, summarize, write_log
 from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.app.replay_log import visible_log
 from parlour.service.domain.errors import BadRequest
-from parlour.service.domain.fold import (
-    ACTION_TAKEN,
-    CARDS_DEALT,
-    GAME_STARTED,
-    SEAT_TAKEN,
-    TABLE_HOSTED,
-    fold,
-)
 from parlour.service.domain.fold import event_digest as digest_of
+from parlour.service.domain.fold import fold
+from parlour.service.domain.statuses import EventType
 from parlour.service.domain.upcast import upcast
 from parlour.service.grpc.convert import public_event
 from parlour.service.notify import make_notifier
@@ -114,7 +108,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, b
 
 
 def deals_of(log: Log) -> list[int]:
-    return [n for n, event in enumerate(log) if event.type == CARDS_DEALT]
+    return [n for n, event in enumerate(log) if event.type == EventType.CARDS_DEALT]
 
 
 def _rebuilt(log: Log) -> bool:
@@ -154,7 +148,9 @@ def test_each_commitment_is_public_before_the_first_play_of_its_deal(
         committed = event.payload["commitment"]
         assert event.payload["deal"] == number and re.fullmatch("[0-9a-f]{64}", committed)
         # the first play of this deal comes after the deal event...
-        later = [e for e in log[index + 1 :] if e.type in (ACTION_TAKEN, CARDS_DEALT)]
+        later = [
+            e for e in log[index + 1 :] if e.type in (EventType.ACTION_TAKEN, EventType.CARDS_DEALT)
+        ]
         assert not later or later[0].seq > event.seq
         # ... and every seat and a spectator see the commitment already, without the deck
         prefix = log[: index + 1]
@@ -183,7 +179,9 @@ def test_every_revealed_deal_verifies(
     assert summary["deals_uncommitted"] == 0
     # the client library checks the same, from the public replay alone
     announced = {log[n].payload["deal"]: log[n].payload["commitment"] for n in deals_of(log)}
-    hosted_seat_entropy = next(e for e in log if e.type == SEAT_TAKEN).payload.get("entropy", "")
+    hosted_seat_entropy = next(e for e in log if e.type == EventType.SEAT_TAKEN).payload.get(
+        "entropy", ""
+    )
     report = verify_deals(client_replay(log), announced, hosted_seat_entropy, 0)
     assert report.ok, report.failure
     assert report.verified == len(deals_of(log)) and report.entropy is entropy
@@ -233,7 +231,7 @@ def test_a_changed_salt_is_named_at_its_deal(
     index = deals_of(log)[2]
     salt = log[index].payload["salt"]
     error = refused(with_payload(log, index, salt=salt[::-1]))
-    assert (error.seq, error.type) == (log[index].seq, CARDS_DEALT)
+    assert (error.seq, error.type) == (log[index].seq, EventType.CARDS_DEALT)
     assert "deal 2's commitment" in str(error)
 
 
@@ -250,7 +248,7 @@ def test_a_changed_deck_with_every_digest_rewritten_is_named_at_its_deal(
     forged = redigested(with_payload(log, index, cards=cards))
     assert forged[index].digest != log[index].digest  # the chain itself was made to agree
     error = refused(forged)
-    assert (error.seq, error.type) == (log[index].seq, CARDS_DEALT)
+    assert (error.seq, error.type) == (log[index].seq, EventType.CARDS_DEALT)
     assert "deal 1's commitment" in str(error)
 
 
@@ -258,27 +256,29 @@ def test_a_changed_contribution_is_named_where_it_was_fixed(
     logs: dict[tuple[str, bool], Log],
 ) -> None:
     log = logs["hearts", True]
-    started = next(n for n, e in enumerate(log) if e.type == GAME_STARTED)
+    started = next(n for n, e in enumerate(log) if e.type == EventType.GAME_STARTED)
     contributions = list(log[started].payload["contributions"])
     contributions[2] = "ab" * 32
     error = refused(with_payload(log, started, contributions=contributions))
-    assert (error.seq, error.type) == (log[started].seq, GAME_STARTED)
+    assert (error.seq, error.type) == (log[started].seq, EventType.GAME_STARTED)
     assert "seat 2's contribution" in str(error)
     # changed where the seat sat down too: the first deal no longer follows from it
-    taken = next(n for n, e in enumerate(log) if e.type == SEAT_TAKEN and e.payload["seat"] == 2)
+    taken = next(
+        n for n, e in enumerate(log) if e.type == EventType.SEAT_TAKEN and e.payload["seat"] == 2
+    )
     both = with_payload(
         with_payload(log, started, contributions=contributions), taken, entropy="ab" * 32
     )
     error = refused(both)
     first = deals_of(log)[0]
-    assert (error.seq, error.type) == (log[first].seq, CARDS_DEALT)
+    assert (error.seq, error.type) == (log[first].seq, EventType.CARDS_DEALT)
     assert "deal 0's deck from the seed and contributions" in str(error)
 
 
 def test_a_changed_server_seed_is_named_at_the_hosting(logs: dict[tuple[str, bool], Log]) -> None:
     log = logs["crazy8s", True]
     error = refused(with_payload(log, 0, server_seed="0" * 64))
-    assert (error.seq, error.type) == (log[0].seq, TABLE_HOSTED)
+    assert (error.seq, error.type) == (log[0].seq, EventType.TABLE_HOSTED)
     assert "server seed's commitment" in str(error)
 
 
@@ -336,9 +336,11 @@ def test_the_documented_procedure_reimplemented_gives_every_deck(
             hashlib.sha256(f"parlour-seed-v1\n{seed}".encode()).hexdigest()
             == (log[0].payload["server_seed_commitment"])
         )
-        contributions = next(e for e in log if e.type == GAME_STARTED).payload["contributions"]
+        contributions = next(e for e in log if e.type == EventType.GAME_STARTED).payload[
+            "contributions"
+        ]
         assert contributions[1] == "" and all(len(c) == 64 for c in contributions[2:])
-        for n, event in enumerate(e for e in log if e.type == CARDS_DEALT):
+        for n, event in enumerate(e for e in log if e.type == EventType.CARDS_DEALT):
             cards, salt = event.payload["cards"], event.payload["salt"]
             assert shuffle(cards, seed, contributions, n) == cards
             committed = hashlib.sha256(f"parlour-deal-v1\n{salt}\n{' '.join(cards)}".encode())

@@ -12,7 +12,8 @@ from parlour.replay.check import summarize
 from parlour.replay.fork import ForkError, SeatKind, fork_game
 from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.domain.errors import WrongToken
-from parlour.service.domain.fold import ACTION_TAKEN, CARDS_DEALT, SEAT_TAKEN, TABLE_HOSTED, fold
+from parlour.service.domain.fold import fold
+from parlour.service.domain.statuses import EventType
 from parlour.service.notify import make_notifier
 from parlour.service.store.protocol import EventStore, StoredEvent
 from tests.replay.games import load_into_store
@@ -29,7 +30,7 @@ def mid_hand_action(events: list[StoredEvent], after: int) -> StoredEvent:
     return next(
         event
         for event in events[after:]
-        if event.type == ACTION_TAKEN and events[event.seq].type == ACTION_TAKEN
+        if event.type == EventType.ACTION_TAKEN and events[event.seq].type == EventType.ACTION_TAKEN
     )
 
 
@@ -41,10 +42,10 @@ async def test_a_fork_starts_exactly_where_the_original_was(
     at = mid_hand_action(events, 100).seq
     forked = await fork_game(sqlite_store, "original", at, [SeatKind.parse("bot:hard")] * 4)
     log = await sqlite_store.read(forked.table_id)
-    assert log[0].type == TABLE_HOSTED
+    assert log[0].type == EventType.TABLE_HOSTED
     assert log[0].payload["forked_from"] == {"table_id": "original", "seq": at}
     assert log[0].payload["seat_kinds"] == ["bot"] * 4
-    assert not any(event.type == SEAT_TAKEN for event in log)  # bots take no seat
+    assert not any(event.type == EventType.SEAT_TAKEN for event in log)  # bots take no seat
     assert not forked.dealt_afresh and forked.seat_tokens == {}
     assert summarize(log)["digests"][-1][1] == digest_at(events, at)
     table = await sqlite_store.get_table(forked.table_id)
@@ -84,11 +85,13 @@ async def test_a_fork_where_a_deal_is_due_deals_afresh(
     events = service_logs["wizard"]
     await load_into_store(sqlite_store, events, "original")
     end_of_hand = next(
-        e for e in events if e.type == ACTION_TAKEN and events[e.seq].type == CARDS_DEALT
+        e
+        for e in events
+        if e.type == EventType.ACTION_TAKEN and events[e.seq].type == EventType.CARDS_DEALT
     )
     forked = await fork_game(sqlite_store, "original", end_of_hand.seq)
     log = await sqlite_store.read(forked.table_id)
-    assert forked.dealt_afresh and log[-1].type == CARDS_DEALT
+    assert forked.dealt_afresh and log[-1].type == EventType.CARDS_DEALT
     summary = summarize(log)  # the fresh deal carries its own digest
     assert summary["checked"] == sum(bool(event.digest) for event in log)
     state = fold(log).state

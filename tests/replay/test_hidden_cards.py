@@ -12,7 +12,7 @@ import pytest
 
 from parlour.replay.check import replay
 from parlour.replay.narrate import Narrator
-from parlour.service.domain.fold import CARDS_DEALT
+from parlour.service.domain.statuses import EventType
 from parlour.service.store.protocol import StoredEvent
 from tests.replay.hidden import cards_in, hidden_from, plain, public_cards
 
@@ -40,7 +40,7 @@ def test_a_seats_replay_never_names_another_seats_hidden_card(
             hidden = plain(hidden_from(state, seat))
             assert not said & hidden, f"seat {seat} told {said & hidden} at {step.event.seq}"
             assert not (told - public) & hidden, f"seat {seat} was told {told & hidden}"
-            if step.event.type == CARDS_DEALT and any(" deals" in line for line in lines):
+            if step.event.type == EventType.CARDS_DEALT and any(" deals" in line for line in lines):
                 # not vacuous: the seat's own new hand is told in full
                 assert plain(str(card) for card in state.hand(seat)) <= said
 
@@ -53,7 +53,7 @@ def test_the_whole_table_replay_tells_every_hand_at_each_deal(
     deals = 0
     for step in replay(service_logs[game]):
         lines = narrator.lines(step)
-        if step.event.type == CARDS_DEALT and any(" deals" in line for line in lines):
+        if step.event.type == EventType.CARDS_DEALT and any(" deals" in line for line in lines):
             state = step.state
             assert state is not None
             held = plain(str(card) for seat in range(state.seats) for card in state.hand(seat))

@@ -14,7 +14,8 @@ import pytest
 
 from parlour.replay.check import replay
 from parlour.service.bootstrap import Settings, assemble
-from parlour.service.domain.fold import CARDS_DEALT, fold
+from parlour.service.domain.fold import fold
+from parlour.service.domain.statuses import EventType
 from parlour.service.domain.upcast import upcast
 from parlour.service.grpc.server import GrpcServer
 from parlour.service.notify import make_notifier
@@ -114,7 +115,7 @@ async def test_a_game_in_progress_shows_each_seat_only_what_it_could_see(
                 # not vacuous: the seat does get its own cards of the first deal
                 state = fold(await running.store.read(played.table_id)).state
                 assert state is not None
-                deal = next(e for e in answer.events if e.type == CARDS_DEALT)
+                deal = next(e for e in answer.events if e.type == EventType.CARDS_DEALT)
                 own = json.loads(deal.payload_json)["own_cards"]
                 assert sorted(own) == sorted(str(card) for card in state.hand(seat))
         await check_cut_to(running, played, None, await get_replay(running, played.table_id))
@@ -177,7 +178,7 @@ async def test_crazy8s_own_cards_are_every_card_each_deal_gave_the_seat(running:
     for seat in (0, 1):
         answer = await get_replay(running, played.table_id, seat, played.seat_tokens[seat])
         assert not answer.finished
-        deals = [e for e in answer.events if e.type == CARDS_DEALT]
+        deals = [e for e in answer.events if e.type == EventType.CARDS_DEALT]
         checked = 0
         for deal in deals:
             state = fold(e for e in stored if e.seq < deal.seq).state

@@ -23,15 +23,9 @@ import pytest
 from parlour.engine.registry import get_game
 from parlour.replay.check import ReplayError, load_log, replay, summarize, write_log
 from parlour.service.app.parlour import Parlour
-from parlour.service.domain.fold import (
-    ACTION_TAKEN,
-    CARDS_DEALT,
-    CHAINED_FROM,
-    GAME_STARTED,
-    Folded,
-    chained_digest,
-    fold,
-)
+from parlour.service.domain.events import CardsDealt
+from parlour.service.domain.fold import CHAINED_FROM, Folded, chained_digest, fold
+from parlour.service.domain.statuses import EventType
 from parlour.service.domain.upcast import (
     UnknownSchemaVersion,
     current_version,
@@ -54,14 +48,16 @@ async def store(tmp_path: Path) -> AsyncIterator[EventStore]:
 
 
 def test_the_committed_log_really_holds_old_deals() -> None:
-    deals = [event for event in load_log(OLD_LOG) if event.type == CARDS_DEALT]
+    deals = [event for event in load_log(OLD_LOG) if event.type == EventType.CARDS_DEALT]
     assert deals and all(event.schema_version == 1 for event in deals)
     assert all(set(event.payload) == {"deck"} for event in deals)
 
 
 def test_cards_dealt_v1_upcasts_to_a_list_of_cards() -> None:
-    assert upcast_payload(CARDS_DEALT, 1, {"deck": "QS 2C W1"}) == {"cards": ["QS", "2C", "W1"]}
-    assert upcast_payload(CARDS_DEALT, 2, {"cards": ["QS"]}) == {"cards": ["QS"]}
+    assert upcast_payload(EventType.CARDS_DEALT, 1, {"deck": "QS 2C W1"}) == {
+        "cards": ["QS", "2C", "W1"]
+    }
+    assert upcast_payload(EventType.CARDS_DEALT, 2, {"cards": ["QS"]}) == {"cards": ["QS"]}
 
 
 def test_an_old_log_replays_with_every_digest_checked() -> None:
@@ -94,24 +90,27 @@ async def test_the_service_writes_deals_at_the_current_schema_version(store: Eve
     app = Parlour(store, make_notifier(store))
     played = await play_game(app, "kaiser", 4, random.Random(3))
     events = await store.read(played.table_id)
-    deals = [event for event in events if event.type == CARDS_DEALT]
-    assert (current_version(CARDS_DEALT), current_version(ACTION_TAKEN)) == (4, 2)
+    deals = [event for event in events if event.type == EventType.CARDS_DEALT]
+    assert (current_version(EventType.CARDS_DEALT), current_version(EventType.ACTION_TAKEN)) == (
+        4,
+        2,
+    )
     assert deals and all(event.schema_version == 4 for event in deals)
     assert all(isinstance(event.payload["cards"], list) for event in deals)
     assert [event.payload["deal"] for event in deals] == list(range(len(deals)))
     assert all(len(event.payload["commitment"]) == 64 for event in deals)
-    actions = [event for event in events if event.type == ACTION_TAKEN]
+    actions = [event for event in events if event.type == EventType.ACTION_TAKEN]
     assert actions and all(event.schema_version == 2 for event in actions)
 
 
 def test_a_schema_version_newer_than_this_code_is_refused_by_name() -> None:
     events = load_log(OLD_LOG)
-    first_deal = next(n for n, event in enumerate(events) if event.type == CARDS_DEALT)
+    first_deal = next(n for n, event in enumerate(events) if event.type == EventType.CARDS_DEALT)
     events[first_deal] = replace(events[first_deal], schema_version=5)
     with pytest.raises(ReplayError) as refused:
         summarize(events)
     assert refused.value.seq == events[first_deal].seq
-    assert refused.value.type == CARDS_DEALT
+    assert refused.value.type == EventType.CARDS_DEALT
     assert "schema version 5 is newer" in str(refused.value)
     with pytest.raises(UnknownSchemaVersion):
         upcast(events[first_deal])
@@ -128,18 +127,18 @@ def whole_state_digest_log(game: str, seats: int, seed: int, switch_at: int | No
     state = folded.state
     assert state is not None
     setup = {"game": game, "seats": seats, "options": resolved, "name": "old"}
-    events = [_event(1, "TableHosted", 1, setup, ""), _event(2, GAME_STARTED, 1, {}, "")]
+    events = [_event(1, "TableHosted", 1, setup, ""), _event(2, EventType.GAME_STARTED, 1, {}, "")]
     while not state.is_over:
         if (cards := state.chance()) is not None:
             deck = list(cards)
             rng.shuffle(deck)
             state.deal(deck)
-            kind, payload = CARDS_DEALT, {"cards": [str(card) for card in deck]}
+            kind, payload = EventType.CARDS_DEALT, {"cards": [str(card) for card in deck]}
         else:
             seat = state.to_act()[0]
             action = rng.choice(state.legal_actions(seat))
             state.apply(seat, action)
-            kind, payload = ACTION_TAKEN, {"seat": seat, "action": str(action)}
+            kind, payload = EventType.ACTION_TAKEN, {"seat": seat, "action": str(action)}
         if switch_at is not None and len(events) >= switch_at:
             version, digest = CHAINED_FROM[kind], folded.digest_next(kind, payload)
         else:
@@ -161,13 +160,13 @@ def test_whole_state_digests_still_verify_alone_or_followed_by_chained_ones(
 ) -> None:
     events = whole_state_digest_log("hearts", 4, 5, switch_at)
     versions = {(event.type, event.schema_version) for event in events}
-    assert {(CARDS_DEALT, 2), (ACTION_TAKEN, 1)} <= versions
-    assert ((ACTION_TAKEN, 2) in versions) == (switch_at is not None)
+    assert {(EventType.CARDS_DEALT, 2), (EventType.ACTION_TAKEN, 1)} <= versions
+    assert ((EventType.ACTION_TAKEN, 2) in versions) == (switch_at is not None)
     summary = summarize(events)
     assert summary["finished"]
     assert summary["checked"] == sum(bool(event.digest) for event in events) > 100
     # an old-style digest is checked too: one wrong hex digit is named at its event
-    index = next(n for n, event in enumerate(events) if event.type == ACTION_TAKEN)
+    index = next(n for n, event in enumerate(events) if event.type == EventType.ACTION_TAKEN)
     wrong = "0" if events[index].digest[0] != "0" else "1"
     events[index] = replace(events[index], digest=wrong + events[index].digest[1:])
     with pytest.raises(ReplayError) as refused:
@@ -177,7 +176,7 @@ def test_whole_state_digests_still_verify_alone_or_followed_by_chained_ones(
 
 def test_a_chained_digest_depends_on_the_digest_before_it() -> None:
     events = whole_state_digest_log("wizard", 3, 2, 0)
-    deals = [n for n, event in enumerate(events) if event.type == CARDS_DEALT]
+    deals = [n for n, event in enumerate(events) if event.type == EventType.CARDS_DEALT]
     assert all(events[n].schema_version == 3 for n in deals)
     second = deals[1]
     event = events[second]
@@ -185,8 +184,10 @@ def test_a_chained_digest_depends_on_the_digest_before_it() -> None:
     for step in replay(events):  # the live state right after the second deal
         if step.event.seq == event.seq:
             assert step.state is not None
-            assert chained_digest(previous, CARDS_DEALT, event.payload, step.state) == event.digest
-            assert chained_digest("0" * 16, CARDS_DEALT, event.payload, step.state) != event.digest
+            dealt = step.typed
+            assert isinstance(dealt, CardsDealt)
+            assert chained_digest(previous, dealt, step.state) == event.digest
+            assert chained_digest("0" * 16, dealt, step.state) != event.digest
             break
     # a changed digest is named at its own event
     first = deals[0]

@@ -11,7 +11,8 @@ import pytest
 
 from parlour.engine.actions import Action, ActionKind
 from parlour.replay.check import ReplayError, replay, summarize, write_log
-from parlour.service.domain.fold import ACTION_TAKEN, CARDS_DEALT, GAME_FINISHED, Folded
+from parlour.service.domain.fold import Folded
+from parlour.service.domain.statuses import EventType
 from parlour.service.store.protocol import StoredEvent
 
 Log = list[StoredEvent]
@@ -25,7 +26,7 @@ def rejected(events: Log) -> ReplayError:
 
 def first_deal(events: Log) -> int:
     """Index (not seq) of the log's first CardsDealt event."""
-    return next(n for n, event in enumerate(events) if event.type == CARDS_DEALT)
+    return next(n for n, event in enumerate(events) if event.type == EventType.CARDS_DEALT)
 
 
 def with_payload(events: Log, index: int, payload: dict[str, object]) -> Log:
@@ -49,7 +50,7 @@ def test_a_card_changed_in_a_deal_is_named_at_that_deal(
     lost, doubled = cards[3], cards[4]
     cards[3] = doubled
     error = rejected(with_payload(events, index, {"cards": cards}))
-    assert (error.seq, error.type) == (events[index].seq, CARDS_DEALT)
+    assert (error.seq, error.type) == (events[index].seq, EventType.CARDS_DEALT)
     assert f"{doubled} too many" in str(error) and f"{lost} missing" in str(error)
     assert str(error).startswith(f"event {events[index].seq} (CardsDealt")
 
@@ -62,7 +63,7 @@ def test_a_deal_with_a_card_code_nobody_knows_stops_the_replay_there(
     cards = list(events[index].payload["cards"])
     cards[0] = "ZZ"
     error = rejected(with_payload(events, index, {"cards": cards}))
-    assert (error.seq, error.type) == (events[index].seq, CARDS_DEALT)
+    assert (error.seq, error.type) == (events[index].seq, EventType.CARDS_DEALT)
     assert "unknown card code 'ZZ'" in str(error)
 
 
@@ -81,7 +82,7 @@ def test_two_cards_swapped_between_hands_fail_the_deal_digest(
     theirs = next(n for n, code in enumerate(cards) if code in map(str, folded.state.hand(1)))
     cards[mine], cards[theirs] = cards[theirs], cards[mine]
     error = rejected(with_payload(events, index, {"cards": cards}))
-    assert (error.seq, error.type) == (events[index].seq, CARDS_DEALT)
+    assert (error.seq, error.type) == (events[index].seq, EventType.CARDS_DEALT)
     assert error.expected == f"state digest {events[index].digest}"
     assert error.got != events[index].digest
 
@@ -93,7 +94,7 @@ def test_a_card_the_seat_does_not_hold_is_named_at_that_action(
     index = next(
         n
         for n, event in enumerate(events)
-        if event.type == ACTION_TAKEN and event.payload["action"].startswith("play")
+        if event.type == EventType.ACTION_TAKEN and event.payload["action"].startswith("play")
     )
     event = events[index]
     folded = Folded()
@@ -104,7 +105,7 @@ def test_a_card_the_seat_does_not_hold_is_named_at_that_action(
     foreign = folded.state.hand((seat + 1) % 4)[0]
     payload = {"seat": seat, "action": f"play {foreign}"}
     error = rejected(with_payload(events, index, payload))
-    assert (error.seq, error.type) == (event.seq, ACTION_TAKEN)
+    assert (error.seq, error.type) == (event.seq, EventType.ACTION_TAKEN)
     assert str(foreign) in str(error) and f"seat {seat}" in str(error)
 
 
@@ -120,7 +121,7 @@ def test_another_legal_card_fails_that_actions_digest(
         seat = state.to_act()[0]
         plays = [a for a in state.legal_actions(seat) if a.kind is ActionKind.PLAY]
         following = events[step.event.seq]  # the event after this step (seq n+1 at index n)
-        if following.type != ACTION_TAKEN or following.payload["seat"] != seat:
+        if following.type != EventType.ACTION_TAKEN or following.payload["seat"] != seat:
             continue
         taken = Action.parse(following.payload["action"])
         others = [a for a in plays if a != taken and taken.kind is ActionKind.PLAY]
@@ -130,17 +131,17 @@ def test_another_legal_card_fails_that_actions_digest(
         pytest.fail("no play with an alternative in the whole game")
     index = following.seq - 1
     error = rejected(with_payload(events, index, {"seat": seat, "action": str(others[0])}))
-    assert (error.seq, error.type) == (following.seq, ACTION_TAKEN)
+    assert (error.seq, error.type) == (following.seq, EventType.ACTION_TAKEN)
     assert error.expected == f"state digest {following.digest}"
 
 
 def test_changed_final_scores_are_named_at_game_finished(service_logs: dict[str, Log]) -> None:
     events = service_logs["crazy8s"]
     last = events[-1]
-    assert last.type == GAME_FINISHED
+    assert last.type == EventType.GAME_FINISHED
     scores = [score + 1 for score in last.payload["scores"]]
     error = rejected(with_payload(events, len(events) - 1, {**last.payload, "scores": scores}))
-    assert (error.seq, error.type) == (last.seq, GAME_FINISHED)
+    assert (error.seq, error.type) == (last.seq, EventType.GAME_FINISHED)
 
 
 def test_a_missing_event_is_named_where_the_gap_is(service_logs: dict[str, Log]) -> None:
@@ -155,7 +156,7 @@ def test_the_command_line_stops_at_the_tampered_event(
     events = service_logs["hearts"]
     index = first_deal(events) + 30
     event = events[index]
-    assert event.type == ACTION_TAKEN
+    assert event.type == EventType.ACTION_TAKEN
     seat = int(event.payload["seat"])
     # the same seat "plays" a card that is not a legal action at that point
     changed = with_payload(events, index, {"seat": seat, "action": "play QS name H"})

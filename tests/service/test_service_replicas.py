@@ -34,7 +34,8 @@ import pytest
 
 from parlour.client import ParlourClient, ParlourError, RetryPolicy
 from parlour.service.bootstrap import Settings, assemble
-from parlour.service.domain.fold import ACTION_TAKEN, Folded
+from parlour.service.domain.fold import Folded
+from parlour.service.domain.statuses import EventType
 from parlour.service.grpc.server import GrpcServer
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store, upgrade_head
@@ -450,12 +451,12 @@ async def test_with_nats_stopped_mid_game_every_watcher_catches_up_and_no_move_i
             log = DbLog(postgres_url)
             events = log.read(table.table_id, 0)
             assert [event.seq for event in events] == list(range(1, version + 1))
-            assert sum(event.type == ACTION_TAKEN for event in events) == moves
+            assert sum(event.type == EventType.ACTION_TAKEN for event in events) == moves
             replayed = Folded()
             for event in events:  # every digest checked: the chain is whole
                 replayed.apply(event, check_digest=True)
             assert replayed.seq == version
-            assert all(event.digest for event in events if event.type == ACTION_TAKEN)
+            assert all(event.digest for event in events if event.type == EventType.ACTION_TAKEN)
             for updates in seen:  # each saw every event once, in order
                 assert versions_seen(updates) == list(range(1, version + 1))
                 assert [e.type for u in updates for e in u.events] == [e.type for e in events]

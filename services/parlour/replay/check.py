@@ -5,8 +5,9 @@ including the shuffled decks, so folding it with the rules engine rebuilds the
 game on any machine without drawing a random number. Each ``CardsDealt`` and
 ``ActionTaken`` event carries the digest of the engine state it produced; a
 replay recomputes it and stops at the first event whose result differs,
-naming that event. Events written with an older schema are read through the
-upcasters in ``service/upcast.py``, exactly as the service's fold reads them.
+naming that event. Every event is decoded once (``events.decode``, which
+reads an older schema through the upcasters in ``domain/upcast.py``) and
+folded as its typed class, exactly as the service's fold reads it.
 
 Every committed deal is verified too (``service/deals.py``): the revealed
 deck and salt must hash to the commitment published before the deal was
@@ -36,15 +37,18 @@ from parlour.engine.base import GameState
 from parlour.engine.cards import Card
 from parlour.engine.errors import BadDeck, EngineError
 from parlour.service.domain.deals import DealChecker, DealCheckFailed
-from parlour.service.domain.fold import (
-    ACTION_TAKEN,
-    CARDS_DEALT,
-    GAME_FINISHED,
-    GAME_STARTED,
-    Folded,
-    event_digest,
+from parlour.service.domain.events import (
+    ActionTaken,
+    CardsDealt,
+    DomainEvent,
+    GameFinished,
+    TableHosted,
+    UnknownEventType,
+    decode,
 )
-from parlour.service.domain.upcast import UnknownSchemaVersion, upcast
+from parlour.service.domain.fold import Folded, digest_of, parse_action
+from parlour.service.domain.statuses import EventType
+from parlour.service.domain.upcast import UnknownSchemaVersion
 from parlour.service.store.open import open_store
 from parlour.service.store.protocol import EventStore, StoredEvent
 
@@ -154,15 +158,18 @@ def load_log(path: str | Path) -> list[StoredEvent]:
 class Step:
     """One replayed event and the game right after it.
 
-    ``state`` is the live engine state (None before the game starts); it
-    changes at the next step, so read what you need from it now. ``digest``
-    is the recomputed digest ("" before the game starts, or when not checking).
+    ``event`` is the event as stored, ``typed`` what it decodes to (at the
+    current schema version). ``state`` is the live engine state (None before
+    the game starts); it changes at the next step, so read what you need from
+    it now. ``digest`` is the recomputed digest ("" before the game starts,
+    or when not checking); ``setup`` the TableHosted payload.
     """
 
     event: StoredEvent
     state: GameState | None
     digest: str
     setup: dict[str, Any]
+    typed: DomainEvent
 
 
 def replay(
@@ -188,55 +195,72 @@ def replay(
                 f"seq {stored.seq}",
                 "the log has a gap or is out of order",
             )
-        try:
-            event = upcast(stored)
-        except UnknownSchemaVersion as error:
-            raise ReplayError(
-                stored.seq, stored.type, "a schema version this Parlour reads", str(error)
-            ) from None
+        typed = _decode(stored)
         previous = folded.digest
-        _apply(folded, event)
+        _apply(folded, typed, stored)
         state = folded.state
         digest = ""
         if check:
-            digest = event_digest(stored, previous, state) if state is not None else ""
-            _check(event, state, digest)
+            digest = digest_of(typed, stored.schema_version, previous, state) if state else ""
+            _check(stored, typed, state, digest)
             try:
-                checker.check(event.type, event.payload)
+                checker.check(typed)
             except DealCheckFailed as failed:
                 raise ReplayError(
-                    event.seq, event.type, failed.expected, failed.got, failed.what
+                    stored.seq, stored.type, failed.expected, failed.got, failed.what
                 ) from None
-        yield Step(event, state, digest, folded.setup)
+        yield Step(stored, state, digest, folded.setup, typed)
 
 
-def _apply(folded: Folded, event: StoredEvent) -> None:
+def _decode(event: StoredEvent) -> DomainEvent:
+    """The typed event, or a ReplayError saying why ``event`` cannot be read."""
+    try:
+        return decode(event)
+    except UnknownSchemaVersion as error:
+        raise ReplayError(
+            event.seq, event.type, "a schema version this Parlour reads", str(error)
+        ) from None
+    except UnknownEventType as error:
+        raise ReplayError(
+            event.seq, event.type, "an event type this Parlour knows", str(error)
+        ) from None
+    except (KeyError, ValueError, TypeError) as error:
+        raise _malformed(event, error) from None
+
+
+def _malformed(event: StoredEvent, error: Exception) -> ReplayError:
+    return ReplayError(
+        event.seq,
+        event.type,
+        "a well-formed payload",
+        f"{type(error).__name__}: {error} in {json.dumps(event.payload)[:200]}",
+    )
+
+
+def _apply(folded: Folded, typed: DomainEvent, event: StoredEvent) -> None:
     """Fold one event, turning every refusal into a ReplayError naming it."""
     state = folded.state
     try:
-        folded.apply(event)
+        folded.take(typed, event)
     except EngineError as error:
-        if event.type == CARDS_DEALT and state is not None and isinstance(error, BadDeck):
-            _check_deck(event, state)  # the engine refused the deck unchanged: name the cards
+        if isinstance(typed, CardsDealt) and state is not None and isinstance(error, BadDeck):
+            _check_deck(
+                event, typed, state
+            )  # the engine refused the deck unchanged: name the cards
         raise ReplayError(
-            event.seq, event.type, "an event the rules allow", str(error), _what(event)
+            event.seq, event.type, "an event the rules allow", str(error), _what(typed)
         ) from None
     except (KeyError, ValueError, TypeError, AssertionError) as error:
-        raise ReplayError(
-            event.seq,
-            event.type,
-            "a well-formed payload",
-            f"{type(error).__name__}: {error} in {json.dumps(event.payload)[:200]}",
-        ) from None
+        raise _malformed(event, error) from None
 
 
-def _check_deck(event: StoredEvent, state: GameState) -> None:
+def _check_deck(event: StoredEvent, dealt: CardsDealt, state: GameState) -> None:
     """Name the card(s) a tampered deck gets wrong (the engine only says it is wrong);
     called once the engine refused it, on the state it left unchanged."""
     wanted = state.chance()
     if wanted is None:
         return  # the engine's own refusal ("no deal is due now") says it best
-    given = Counter(Card.parse(code) for code in event.payload["cards"])
+    given = Counter(Card.parse(code) for code in dealt.cards)
     if given == Counter(wanted):
         return
     extra = sorted((given - Counter(wanted)).elements())
@@ -254,17 +278,17 @@ def _check_deck(event: StoredEvent, state: GameState) -> None:
     )
 
 
-def _check(event: StoredEvent, state: GameState | None, digest: str) -> None:
+def _check(event: StoredEvent, typed: DomainEvent, state: GameState | None, digest: str) -> None:
     if event.digest and digest != event.digest:
         raise ReplayError(
             event.seq,
             event.type,
             f"state digest {event.digest}",
             f"{digest or 'no game state'}",
-            _what(event),
+            _what(typed),
         )
-    if event.type == GAME_FINISHED and state is not None:
-        claimed = [int(score) for score in event.payload.get("scores", ())]
+    if isinstance(typed, GameFinished) and state is not None:
+        claimed = [int(score) for score in typed.scores]
         if claimed != list(state.scores()) or not state.is_over:
             raise ReplayError(
                 event.seq,
@@ -274,11 +298,12 @@ def _check(event: StoredEvent, state: GameState | None, digest: str) -> None:
             )
 
 
-def _what(event: StoredEvent) -> str:
-    if event.type == ACTION_TAKEN:
-        return f"seat {event.payload.get('seat')} {event.payload.get('action')}"
-    if event.type == CARDS_DEALT:
-        return f"{len(event.payload.get('cards', ()))} cards"
+def _what(typed: DomainEvent) -> str:
+    match typed:
+        case ActionTaken():
+            return f"seat {typed.seat} {typed.action}"
+        case CardsDealt():
+            return f"{len(typed.cards)} cards"
     return ""
 
 
@@ -294,21 +319,23 @@ def summarize(events: Sequence[StoredEvent], *, check: bool = True) -> dict[str,
     digests: list[list[Any]] = []
     checked = 0
     last: Step | None = None
+    hosted: TableHosted | None = None
     deals = DealChecker()
     for step in replay(events, check=check, deals=deals):
         if step.state is not None:
             digests.append([step.event.seq, step.digest])
+        elif isinstance(step.typed, TableHosted):
+            hosted = step.typed
         checked += bool(step.event.digest)
         last = step
     state = last.state if last is not None else None
-    setup = last.setup if last is not None else {}
     return {
-        "game": setup.get("game", ""),
-        "seats": setup.get("seats", 0),
-        "options": setup.get("options", {}),
+        "game": hosted.game if hosted else "",
+        "seats": hosted.seats if hosted else 0,
+        "options": hosted.options if hosted else {},
         "events": len(events),
         "checked": checked if check else 0,
-        "started": any(event.type == GAME_STARTED for event in events),
+        "started": any(event.type == EventType.GAME_STARTED for event in events),
         "finished": bool(state is not None and state.is_over),
         "hand_scores": [list(hand) for hand in state.view(None).hand_scores] if state else [],
         "scores": list(state.scores()) if state else [],
@@ -322,4 +349,6 @@ def summarize(events: Sequence[StoredEvent], *, check: bool = True) -> dict[str,
 
 def action_of(event: StoredEvent) -> tuple[int, Action]:
     """The seat and action of an ``ActionTaken`` event."""
-    return int(event.payload["seat"]), Action.parse(str(event.payload["action"]))
+    taken = decode(event)
+    assert isinstance(taken, ActionTaken), f"{event.type} is not an action"
+    return taken.seat, parse_action(taken.action)

@@ -16,22 +16,15 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from parlour.replay.check import ReplayError, replay
 from parlour.service.app import auth
 from parlour.service.domain import deals
 from parlour.service.domain import statuses as domain
-from parlour.service.domain.fold import (
-    CARDS_DEALT,
-    GAME_STARTED,
-    SEAT_TAKEN,
-    TABLE_HOSTED,
-    chained_digest,
-    fold,
-)
-from parlour.service.domain.upcast import current_version, upcast
+from parlour.service.domain.events import CardsDealt, SeatTaken, TableHosted, decode
+from parlour.service.domain.fold import chained_digest, fold
+from parlour.service.domain.statuses import EventType
 from parlour.service.store.protocol import (
     EventStore,
     NewEvent,
@@ -42,7 +35,7 @@ from parlour.service.store.protocol import (
     utcnow,
 )
 
-GAME_EVENTS = (GAME_STARTED, CARDS_DEALT, "ActionTaken")
+GAME_EVENTS = (EventType.GAME_STARTED, EventType.CARDS_DEALT, EventType.ACTION_TAKEN)
 PERSON, BOT = domain.SeatKind.PERSON, domain.SeatKind.BOT
 
 
@@ -114,7 +107,9 @@ async def fork_game(
         raise ForkError(f"the game at table {source} had not started by event {at}")
     if state.is_over:
         raise ForkError(f"the game at table {source} is over at event {at}: nothing to play")
-    setup = upcast(events[0]).payload if events[0].type == TABLE_HOSTED else {}
+    setup = decode(events[0])
+    if not isinstance(setup, TableHosted):  # not a table's log as the service writes one
+        setup = TableHosted(table.game, table.seats, dict(table.options))
     kinds = tuple(seat_kinds) if seat_kinds else _kinds_of(setup, table.seats)
     if len(kinds) != table.seats:
         raise ForkError(f"table {source} has {table.seats} seats, not {len(kinds)}")
@@ -123,16 +118,18 @@ async def fork_game(
     seat_rows, seat_tokens, seated = _seat(kinds, table)
     # The fork's deals are its own: fresh shuffles (committed), not derived
     # from the source's seed, which is not copied.
-    entropy_keys = ("players_entropy", "server_seed", "server_seed_commitment")
-    hosted = {key: value for key, value in setup.items() if key not in entropy_keys}
-    hosted.update(
-        seat_kinds=[kind.kind for kind in kinds],
-        bot_levels=[kind.bot_level for kind in kinds],
-        name=f"{setup.get('name') or table.name} (fork of {source} at {at})",
+    hosted = replace(
+        setup,
+        players_entropy=None,
+        server_seed=None,
+        server_seed_commitment=None,
+        seat_kinds=tuple(str(kind.kind) for kind in kinds),
+        bot_levels=tuple(kind.bot_level for kind in kinds),
+        name=f"{setup.name or table.name} (fork of {source} at {at})",
         forked_from={"table_id": source, "seq": at},
     )
-    first = [NewEvent(TABLE_HOSTED, hosted), *seated]
-    first += [
+    written = [hosted.new(), *seated]
+    written += [
         NewEvent(event.type, event.payload, event.digest, event.schema_version)
         for event in events
         if event.type in GAME_EVENTS
@@ -143,18 +140,12 @@ async def fork_game(
         deck = list(cards)
         (rng or secrets.SystemRandom()).shuffle(deck)
         state.deal(deck)
-        codes = [str(card) for card in deck]
+        codes = tuple(str(card) for card in deck)
         salt = deals.new_secret()
-        number = sum(event.type == CARDS_DEALT for event in first)
-        payload: dict[str, Any] = {
-            "cards": codes,
-            "deal": number,
-            "salt": salt,
-            "commitment": deals.commitment(codes, salt),
-        }
-        previous = next((event.digest for event in reversed(first) if event.digest), "")
-        digest = chained_digest(previous, CARDS_DEALT, payload, state)
-        first.append(NewEvent(CARDS_DEALT, payload, digest, current_version(CARDS_DEALT)))
+        number = sum(event.type == EventType.CARDS_DEALT for event in written)
+        dealt = CardsDealt(codes, number, salt, deals.commitment(codes, salt))
+        previous = next((event.digest for event in reversed(written) if event.digest), "")
+        written.append(dealt.new(chained_digest(previous, dealt, state)))
         dealt_afresh = True
     row = TableRow(
         table_id=secrets.token_hex(8),
@@ -163,24 +154,24 @@ async def fork_game(
         options=dict(table.options),
         status=domain.TableStatus.PLAYING,
         host_token_hash=auth.token_hash(host_token),
-        version=len(first),
-        name=hosted["name"],
+        version=len(written),
+        name=hosted.name,
         seat_rows=tuple(seat_rows),
     )
     # the seats to act go into the "who must act now" projection with the table
     now = utcnow()
-    folded = fold(stored_events(row.table_id, 0, first, None, now))
+    folded = fold(stored_events(row.table_id, 0, written, None, now))
     bots = [seat_row.seat for seat_row in seat_rows if seat_row.kind == domain.SeatKind.BOT]
     turns = folded.clock.rows(table.game, bots)
-    await store.create_table(row, first, turns=turns, now=now)
+    await store.create_table(row, written, turns=turns, now=now)
     return Forked(
-        row.table_id, source, at, host_token, seat_tokens, kinds, len(first), dealt_afresh
+        row.table_id, source, at, host_token, seat_tokens, kinds, len(written), dealt_afresh
     )
 
 
-def _kinds_of(setup: dict[str, Any], seats: int) -> tuple[SeatKind, ...]:
-    kinds = list(setup.get("seat_kinds") or [PERSON] * seats)
-    levels = list(setup.get("bot_levels") or [""] * seats)
+def _kinds_of(setup: TableHosted, seats: int) -> tuple[SeatKind, ...]:
+    kinds = list(setup.seat_kinds or [PERSON] * seats)
+    levels = list(setup.bot_levels or [""] * seats)
     return tuple(
         SeatKind(BOT, levels[seat] or "") if kind == BOT else SeatKind(PERSON)
         for seat, kind in enumerate(kinds)
@@ -204,5 +195,5 @@ def _seat(
         name = name or f"Player {seat + 1}"
         tokens[seat] = auth.new_token()
         rows.append(SeatRow(seat, PERSON, None, name, auth.token_hash(tokens[seat]), True))
-        taken.append(NewEvent(SEAT_TAKEN, {"seat": seat, "player_name": name}))
+        taken.append(SeatTaken(seat, name).new())
     return rows, tokens, taken

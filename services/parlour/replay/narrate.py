@@ -12,32 +12,33 @@ table's story (``Narrator()``) is told from every seat's view at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
+from parlour import words
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
 from parlour.engine.registry import get_game
 from parlour.engine.trick import Trick
 from parlour.engine.view import View
-from parlour.replay.check import Step, action_of
-from parlour.service.domain.fold import (
-    ACTION_TAKEN,
-    CARDS_DEALT,
-    GAME_FINISHED,
-    GAME_STARTED,
-    SEAT_TAKEN,
-    TABLE_HOSTED,
-    describe,
+from parlour.replay.check import Step
+from parlour.service.domain.events import (
+    ActionTaken,
+    CardsDealt,
+    GameFinished,
+    GameStarted,
+    SeatTaken,
+    TableHosted,
 )
+from parlour.service.domain.fold import describe, parse_action
 from parlour.words import card_name, option_label, option_value, say
 
 Views = dict[int, View]
 
 
 def cards_text(cards: Iterable[Card]) -> str:
-    return " ".join(card_name(str(card)) for card in cards) or "(none)"
+    """Cards in a sentence, as the phrasebook says them ("10♥ Q♠", or "(none)")."""
+    return words.cards_text([str(card) for card in cards])
 
 
 class Narrator:
@@ -54,23 +55,21 @@ class Narrator:
         before = self._views
         after = self._look(step.state)
         self._views = after
-        event = step.event
-        if event.type == TABLE_HOSTED:
-            return self._hosted(event.payload)
-        if event.type == GAME_STARTED:
-            return ["The game starts."]
-        if event.type == CARDS_DEALT:
-            return self._dealt(before, after, len(event.payload.get("cards", ())))
-        if event.type == ACTION_TAKEN:
-            seat, action = action_of(event)
-            return self._acted(seat, action, before, after)
-        if event.type == GAME_FINISHED:
-            return self._finished(after)
-        if event.type == SEAT_TAKEN:
-            seat = int(event.payload["seat"])
-            self._names[seat] = str(event.payload.get("player_name") or f"Seat {seat + 1}")
-            return [f"{self._names[seat]} sits down at seat {seat + 1}"]
-        return [say(describe(event, self.seat)[2], self._who)]
+        match step.typed:
+            case ActionTaken(seat, action):
+                return self._acted(seat, parse_action(action), before, after)
+            case CardsDealt(cards):
+                return self._dealt(before, after, len(cards))
+            case TableHosted():
+                return self._hosted(step.typed)
+            case GameStarted():
+                return ["The game starts."]
+            case GameFinished():
+                return self._finished(after)
+            case SeatTaken(seat, player_name):
+                self._names[seat] = player_name or f"Seat {seat + 1}"
+                return [f"{self._names[seat]} sits down at seat {seat + 1}"]
+        return [say(describe(step.typed, self.seat)[2], self._who)]
 
     # -- looking at the table ----------------------------------------------------------------
 
@@ -97,14 +96,14 @@ class Narrator:
 
     # -- events --------------------------------------------------------------------------------
 
-    def _hosted(self, setup: Mapping[str, Any]) -> list[str]:
-        game = str(setup.get("game", "?"))
+    def _hosted(self, setup: TableHosted) -> list[str]:
+        game = setup.game
         try:
             title = get_game(game).name
         except Exception:
             title = game
-        kinds = list(setup.get("seat_kinds") or [])
-        levels = list(setup.get("bot_levels") or [])
+        kinds = list(setup.seat_kinds or ())
+        levels = list(setup.bot_levels or ())
         for seat, kind in enumerate(kinds):
             if kind == "bot":  # named as the service seats them
                 level = levels[seat] if seat < len(levels) else ""
@@ -116,9 +115,9 @@ class Narrator:
         )
         options = ", ".join(
             f"{option_label(str(k))}: {option_value(str(v).lower())}"
-            for k, v in sorted((setup.get("options") or {}).items())
+            for k, v in sorted((setup.options or {}).items())
         )
-        lines = [f"{setup.get('name') or title}: {title} for {setup.get('seats')} seats"]
+        lines = [f"{setup.name or title}: {title} for {setup.seats} seats"]
         if options:
             lines.append(f"  options: {options}")
         if seats:

@@ -15,7 +15,7 @@ import random
 from parlour.engine.cards import Card
 from parlour.service.domain import deals
 from parlour.service.domain.events import CardsDealt
-from parlour.service.domain.fold import CARDS_DEALT, Folded
+from parlour.service.domain.fold import Folded
 from parlour.service.store.protocol import NewEvent
 
 
@@ -46,5 +46,5 @@ class Dealer:
             codes = [str(card) for card in deck]
             salt = deals.new_secret()
             dealt = CardsDealt(tuple(codes), number, salt, deals.commitment(codes, salt))
-            events.append(dealt.new(folded.digest_next(CARDS_DEALT, dealt.payload())))
+            events.append(dealt.new(folded.chain(dealt)))
         return events

@@ -31,7 +31,6 @@ from parlour.service.domain import deals
 from parlour.service.domain.clock import TURN_SECONDS, resolve_clock, split_options
 from parlour.service.domain.errors import BadRequest, WrongTableState, shorten
 from parlour.service.domain.events import GameStarted, SeatLeft, SeatTaken, TableHosted
-from parlour.service.domain.fold import GAME_STARTED
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import SeatRow, StoredEvent, TableQuery, TableRow, utcnow
 
@@ -243,7 +242,7 @@ class Lobby:
                 started = GameStarted(
                     tuple(folded.seat_entropy.get(seat, "") for seat in range(table.seats))
                 )
-            folded.apply(_synthetic(table_id, folded.seq + 1, GAME_STARTED, started.payload()))
+            folded.apply(_synthetic(table_id, folded.seq + 1, GameStarted.TYPE, started.payload()))
             events = [started.new(), *self.dealer.deal_due(folded)]
             now = utcnow()
             assert folded.state is not None

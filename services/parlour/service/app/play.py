@@ -33,8 +33,8 @@ from parlour.service.domain.errors import (
     TurnLeased,
     WrongTableState,
 )
-from parlour.service.domain.events import ActionTaken, GameFinished, decode
-from parlour.service.domain.fold import ACTION_TAKEN, CARDS_DEALT, GAME_FINISHED, Folded, fold
+from parlour.service.domain.events import ActionTaken, CardsDealt, GameFinished, decode
+from parlour.service.domain.fold import Folded, fold
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import DuplicateRequest, NewEvent, StoredEvent, TableRow, utcnow
 
@@ -217,7 +217,7 @@ class Play:
         state = folded.state
         assert state is not None
         taken = ActionTaken(seat, str(action))
-        events = [taken.new(folded.digest_next(ACTION_TAKEN, taken.payload()))]
+        events = [taken.new(folded.chain(taken))]
         events += self.dealer.deal_due(folded)
         if state.is_over:
             events.append(GameFinished(tuple(state.scores()), tuple(state.winners())).new())
@@ -248,7 +248,7 @@ class Play:
             caused = await self.store.read(table_id, first_seq - 1)  # the request's events on
             first = caused[0]
             before = None
-            if isinstance(move, int) and first.type == ACTION_TAKEN:
+            if isinstance(move, int) and first.type == ActionTaken.TYPE:
                 before = fold(await self.store.read(table_id, 0, first_seq - 1))
             if not _same_request(first, before, seat, move, expected_version):
                 made = decode(first)
@@ -262,7 +262,7 @@ class Play:
                 )
             end = first_seq
             for event in caused[1:]:  # what the request also caused
-                if event.type not in (CARDS_DEALT, GAME_FINISHED):
+                if event.type not in (CardsDealt.TYPE, GameFinished.TYPE):
                     break
                 end = event.seq
             if folded.seq != end:

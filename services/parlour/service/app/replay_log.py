@@ -22,22 +22,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from parlour.engine.actions import Action, ActionKind
+from parlour.engine.actions import ActionKind
 from parlour.engine.cards import Card
 from parlour.service.app import auth
 from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.domain.errors import BadRequest
-from parlour.service.domain.fold import (
-    ACTION_TAKEN,
-    CARDS_DEALT,
-    GAME_ABANDONED,
-    GAME_FINISHED,
-    TABLE_HOSTED,
-    Folded,
-    describe,
+from parlour.service.domain.events import (
+    ActionTaken,
+    CardsDealt,
+    DomainEvent,
+    GameAbandoned,
+    GameFinished,
+    TableHosted,
+    decode,
 )
-from parlour.service.domain.upcast import upcast
+from parlour.service.domain.fold import Folded, describe, parse_action
+from parlour.service.domain.statuses import EventType
 from parlour.service.store.protocol import StoredEvent, TableRow
+
+_ENDS = (EventType.GAME_FINISHED, EventType.GAME_ABANDONED)
 
 
 @dataclass(frozen=True)
@@ -69,46 +72,60 @@ def visible_log(events: Sequence[StoredEvent], seat: int | None) -> list[Visible
     ``seat``'s own cards, other seats' Hearts passes lose their card, and
     every digest is withheld.
     """
-    current = [upcast(event) for event in events]
-    if any(event.type in (GAME_FINISHED, GAME_ABANDONED) for event in current):
-        return [VisibleEvent(event, False, describe(event, _actor(event))[2]) for event in current]
+    typed = [decode(event) for event in events]
+    if any(isinstance(event, GameFinished | GameAbandoned) for event in typed):
+        return [
+            VisibleEvent(_current(event, read), False, describe(read, _actor(read))[2])
+            for event, read in zip(events, typed, strict=True)
+        ]
     folded = Folded()
     visible = []
-    for event in current:
+    for event, read in zip(events, typed, strict=True):
         own: list[str] = []
-        if event.type == CARDS_DEALT and seat is not None and folded.state is not None:
-            deck = [Card.parse(code) for code in event.payload["cards"]]
+        if isinstance(read, CardsDealt) and seat is not None and folded.state is not None:
+            deck = [Card.parse(code) for code in read.cards]
             own = [str(card) for card in folded.state.dealt_cards(deck, seat)]
-        folded.apply(event)
-        payload, redacted = _redact(event, seat, own)
-        shown = replace(event, payload=payload, digest="")
-        visible.append(VisibleEvent(shown, redacted, describe(event, seat)[2]))
+        folded.take(read, event)
+        current = _current(event, read)
+        payload, redacted = _redact(read, seat, own)
+        shown = replace(current, payload=current.payload if payload is None else payload, digest="")
+        visible.append(VisibleEvent(shown, redacted, describe(read, seat)[2]))
     return visible
 
 
-def _redact(event: StoredEvent, seat: int | None, own: list[str]) -> tuple[dict[str, Any], bool]:
-    if event.type == CARDS_DEALT:
-        payload: dict[str, Any] = {"redacted": True, "deck_size": len(event.payload["cards"])}
-        for public in ("deal", "commitment"):
-            if public in event.payload:
-                payload[public] = event.payload[public]
-        if seat is not None:
-            payload["own_cards"] = own
-        return payload, True
-    if event.type == TABLE_HOSTED and "server_seed" in event.payload:
-        kept = {key: value for key, value in event.payload.items() if key != "server_seed"}
-        return kept, True
-    if event.type == ACTION_TAKEN:
-        actor = int(event.payload["seat"])
-        action = Action.parse(str(event.payload["action"]))
-        if action.kind is ActionKind.GIVE and actor != seat:
-            return {"seat": actor, "action": "give", "redacted": True}, True
-    return event.payload, False
+def _current(event: StoredEvent, read: DomainEvent) -> StoredEvent:
+    """``event`` at the current schema version: its payload is what it decoded to."""
+    version = read.schema_version()
+    if event.schema_version == version:
+        return event
+    return replace(event, schema_version=version, payload=read.payload())
 
 
-def _actor(event: StoredEvent) -> int | None:
-    seat = event.payload.get("seat") if event.type == ACTION_TAKEN else None
-    return int(seat) if seat is not None else None
+def _redact(
+    event: DomainEvent, seat: int | None, own: list[str]
+) -> tuple[dict[str, Any] | None, bool]:
+    """The payload ``seat`` may see of ``event`` (None: all of it), and whether it was cut."""
+    match event:
+        case ActionTaken():
+            actor = event.seat
+            if parse_action(event.action).kind is ActionKind.GIVE and actor != seat:
+                return {"seat": actor, "action": "give", "redacted": True}, True
+        case CardsDealt():
+            payload: dict[str, Any] = {"redacted": True, "deck_size": len(event.cards)}
+            if event.deal is not None:
+                payload["deal"] = event.deal
+            if event.commitment is not None:
+                payload["commitment"] = event.commitment
+            if seat is not None:
+                payload["own_cards"] = own
+            return payload, True
+        case TableHosted() if event.server_seed is not None:
+            return replace(event, server_seed=None).payload(), True
+    return None, False
+
+
+def _actor(event: DomainEvent) -> int | None:
+    return event.seat if isinstance(event, ActionTaken) else None
 
 
 async def get_replay(
@@ -119,7 +136,7 @@ async def get_replay(
         raise BadRequest("table_id is required")
     table = await app.get_table(table_id)
     events = await app.store.read(table_id)
-    finished = any(event.type in (GAME_FINISHED, GAME_ABANDONED) for event in events)
+    finished = any(event.type in _ENDS for event in events)
     if seat is not None and not finished:
         if not 0 <= seat < table.seats:
             raise BadRequest(f"table {table_id} has seats 0 to {table.seats - 1}, not seat {seat}")

@@ -3,7 +3,7 @@
 The procedure is documented for third parties in ``docs/fair-deals.md``; this
 module is its reference implementation, used by the service to deal and by
 ``parlour replay`` to check. Pure functions over strings and ``hashlib``: no
-I/O, no engine.
+I/O, no engine; a log is checked as its typed events (``events.py``).
 
 - **Commitment** of a deal: ``sha256("parlour-deal-v1\\n" + salt + "\\n" +
   " ".join(cards))`` in lowercase hex, where ``salt`` is 64 lowercase hex
@@ -22,6 +22,16 @@ import hashlib
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from parlour.service.domain.events import (
+    ActionTaken,
+    CardsDealt,
+    DomainEvent,
+    GameStarted,
+    SeatLeft,
+    SeatTaken,
+    TableHosted,
+)
 
 DEAL_TAG = "parlour-deal-v1"
 SEED_TAG = "parlour-seed-v1"
@@ -115,7 +125,7 @@ class DealCheckFailed(Exception):
 class DealChecker:
     """Walks a table's events (current schema, in order) and checks every revealed value.
 
-    Call :meth:`check` with each event's type and payload; it raises
+    Call :meth:`check` with each (decoded) event; it raises
     :class:`DealCheckFailed` at the first event whose values do not verify.
     ``verified`` counts the deals whose commitment (and, with players'
     entropy, derivation) was checked; ``uncommitted`` those written before
@@ -132,25 +142,28 @@ class DealChecker:
     verified: int = 0
     uncommitted: int = 0
 
-    def check(self, kind: str, payload: dict[str, object]) -> None:
-        if kind == "TableHosted":
-            self._hosted(payload)
-        elif kind == "SeatTaken":
-            self.seats[int(str(payload["seat"]))] = str(payload.get("entropy") or "")
-        elif kind == "SeatLeft":
-            self.seats.pop(int(str(payload["seat"])), None)
-        elif kind == "GameStarted" and self.entropy:
-            self._started(payload)
-        elif kind == "CardsDealt":
-            self._dealt(payload)
+    def check(self, event: DomainEvent) -> None:
+        match event:  # (no sub-patterns: this runs for every event of a replay)
+            case ActionTaken():
+                return  # the most frequent: nothing to check
+            case CardsDealt():
+                self._dealt(event)
+            case TableHosted():
+                self._hosted(event)
+            case SeatTaken():
+                self.seats[event.seat] = event.entropy or ""
+            case SeatLeft():
+                self.seats.pop(event.seat, None)
+            case GameStarted() if self.entropy:
+                self._started(event.contributions)
 
-    def _hosted(self, payload: dict[str, object]) -> None:
-        self.entropy = bool(payload.get("players_entropy"))
-        self.table_seats = int(str(payload.get("seats") or 0))
+    def _hosted(self, hosted: TableHosted) -> None:
+        self.entropy = bool(hosted.players_entropy)
+        self.table_seats = int(hosted.seats or 0)
         if not self.entropy:
             return
-        self.seed = str(payload.get("server_seed") or "")
-        self.seed_commitment = str(payload.get("server_seed_commitment") or "")
+        self.seed = hosted.server_seed or ""
+        self.seed_commitment = hosted.server_seed_commitment or ""
         if self.seed and seed_commitment(self.seed) != self.seed_commitment:
             raise DealCheckFailed(
                 "the server seed's commitment",
@@ -158,8 +171,8 @@ class DealChecker:
                 f"{seed_commitment(self.seed)} from the revealed seed",
             )
 
-    def _started(self, payload: dict[str, object]) -> None:
-        given = [str(value) for value in payload.get("contributions") or ()]  # type: ignore[attr-defined]
+    def _started(self, contributions: Sequence[str] | None) -> None:
+        given = [str(value) for value in contributions or ()]
         wanted = [self.seats.get(seat, "") for seat in range(self.table_seats)]
         if len(given) != len(wanted):
             raise DealCheckFailed("the contributions", f"{len(wanted)} of them", str(len(given)))
@@ -172,17 +185,17 @@ class DealChecker:
                 )
         self.contributions = given
 
-    def _dealt(self, payload: dict[str, object]) -> None:
+    def _dealt(self, dealt: CardsDealt) -> None:
         number = self.deals
         self.deals += 1
-        cards = [str(code) for code in payload["cards"]]  # type: ignore[attr-defined]
-        committed = str(payload.get("commitment") or "")
+        cards = [str(code) for code in dealt.cards]
+        committed = dealt.commitment or ""
         if not committed:
             self.uncommitted += 1
             return
-        if int(str(payload.get("deal", number))) != number:
-            raise DealCheckFailed("the deal's number", str(number), str(payload.get("deal")))
-        salt = str(payload.get("salt") or "")
+        if dealt.deal is not None and int(dealt.deal) != number:
+            raise DealCheckFailed("the deal's number", str(number), str(dealt.deal))
+        salt = dealt.salt or ""
         got = commitment(cards, salt)
         if got != committed:
             raise DealCheckFailed(

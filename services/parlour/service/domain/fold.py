@@ -5,6 +5,7 @@ open, ``GameStarted``, then ``CardsDealt`` (the outcome of chance, recorded)
 and ``ActionTaken`` events until ``GameFinished``. Folding never draws a
 random number, so any replica — or a replay on another machine — reaches the
 same state; each event's stored digest lets a replay check that it did.
+Events are folded as the typed classes ``events.decode`` reads them into.
 
 Also here: the public one-line description of each event, for Watch streams.
 """
@@ -21,26 +22,31 @@ from parlour.engine.base import GameState
 from parlour.engine.cards import Card
 from parlour.engine.registry import new_game
 from parlour.service.domain.clock import TurnClock
+from parlour.service.domain.events import (
+    ActionTaken,
+    CardsDealt,
+    DomainEvent,
+    GameAbandoned,
+    GameFinished,
+    GameStarted,
+    SeatAway,
+    SeatLeft,
+    SeatReturned,
+    SeatTaken,
+    TableExpired,
+    TableHosted,
+    decode,
+    decode_payload,
+)
 from parlour.service.domain.statuses import EventType
-from parlour.service.domain.upcast import upcast
 from parlour.service.store.protocol import StoredEvent
 
-# domain.EventType's values (plain strings: compared once per event folded), by their names
-TABLE_HOSTED = EventType.TABLE_HOSTED.value
-SEAT_TAKEN = EventType.SEAT_TAKEN.value
-SEAT_LEFT = EventType.SEAT_LEFT.value
-GAME_STARTED = EventType.GAME_STARTED.value
-CARDS_DEALT = EventType.CARDS_DEALT.value
-ACTION_TAKEN = EventType.ACTION_TAKEN.value
-GAME_FINISHED = EventType.GAME_FINISHED.value
-SEAT_AWAY = EventType.SEAT_AWAY.value
-SEAT_RETURNED = EventType.SEAT_RETURNED.value
-TABLE_EXPIRED = EventType.TABLE_EXPIRED.value
-GAME_ABANDONED = EventType.GAME_ABANDONED.value
-
 #: The first schema version of each type whose digest is chained (see event_digest).
-CHAINED_FROM: dict[str, int] = {ACTION_TAKEN: 2, CARDS_DEALT: 3}
+CHAINED_FROM: dict[str, int] = {EventType.ACTION_TAKEN.value: 2, EventType.CARDS_DEALT.value: 3}
 _NEVER = 1 << 30
+
+#: The events whose digest chains (the others hash the whole state, or carry none).
+Chained = ActionTaken | CardsDealt
 
 
 class ReplayMismatch(Exception):
@@ -61,8 +67,8 @@ class ReplayMismatch(Exception):
 class Folded:
     """A table's engine state after its events up to ``seq``.
 
-    ``state`` is None until the game has started. ``setup`` is the
-    TableHosted payload (game, seats, options...).
+    ``state`` is None until the game has started. ``hosted`` is the
+    TableHosted event (game, seats, options...), ``setup`` its payload.
     """
 
     seq: int = 0
@@ -80,56 +86,73 @@ class Folded:
     clock: TurnClock = field(default_factory=TurnClock)
     #: "abandoned" or "expired" once the table ended without finishing its game
     ended: str = ""
+    hosted: TableHosted | None = None
 
     def apply(self, event: StoredEvent, *, check_digest: bool = False) -> None:
         """Fold one more event (its seq must follow ``self.seq``)."""
-        stored = event
-        event = upcast(event)  # old schema versions are read as the current one
-        payload = event.payload
-        kind = event.type
-        if kind == ACTION_TAKEN:  # the most frequent first
-            assert self.state is not None, "action before the game started"
-            seat = int(payload["seat"])
-            self.state.apply(seat, parse_action(payload["action"]))
-            self.clock.track(self.state.to_act(), event.created_at, acted=seat)
-        elif kind == CARDS_DEALT:
-            assert self.state is not None, "cards dealt before the game started"
-            self.state.deal([Card.parse(code) for code in payload["cards"]])
-            self.deals += 1
-            self.clock.track(self.state.to_act(), event.created_at)
-        elif kind == TABLE_HOSTED:
-            self.setup = dict(payload)
-            self.clock = TurnClock.of(payload.get("clock"))
-        elif kind == SEAT_TAKEN:
-            self.seat_entropy[int(payload["seat"])] = str(payload.get("entropy") or "")
-        elif kind == SEAT_LEFT:
-            self.seat_entropy.pop(int(payload["seat"]), None)
-        elif kind == GAME_STARTED:
-            self.state = new_game(
-                self.setup["game"], int(self.setup["seats"]), self.setup.get("options") or {}
-            )
-            self.contributions = [str(value) for value in payload.get("contributions") or ()]
-        elif kind == SEAT_AWAY:
-            self.clock.went_away(int(payload["seat"]))
-        elif kind == SEAT_RETURNED:
-            self.clock.came_back(int(payload["seat"]), event.created_at)
-        elif kind == GAME_ABANDONED:
-            self.ended = "abandoned"
-        elif kind == TABLE_EXPIRED:
-            self.ended = "expired"
-        if check_digest and event.digest and self.state is not None:
-            got = event_digest(stored, self.digest, self.state)
-            if got != event.digest:
-                raise ReplayMismatch(event, got)
+        self.take(decode(event), event, check_digest=check_digest)
+
+    def take(self, typed: DomainEvent, event: StoredEvent, *, check_digest: bool = False) -> None:
+        """Fold ``typed``, the decoded ``event`` (its seq must follow ``self.seq``)."""
+        previous = self.digest
+        # Class patterns without sub-patterns: matching fields positionally
+        # costs more than reading them, and this runs for every event.
+        match typed:
+            case ActionTaken():  # the most frequent first
+                assert self.state is not None, "action before the game started"
+                self.state.apply(typed.seat, parse_action(typed.action))
+                self.clock.track(self.state.to_act(), event.created_at, acted=typed.seat)
+            case CardsDealt():
+                assert self.state is not None, "cards dealt before the game started"
+                self.state.deal([Card.parse(code) for code in typed.cards])
+                self.deals += 1
+                self.clock.track(self.state.to_act(), event.created_at)
+            case _:
+                self._lobby(typed, event)
         if event.digest:
+            if check_digest and self.state is not None:
+                got = digest_of(typed, event.schema_version, previous, self.state)
+                if got != event.digest:
+                    raise ReplayMismatch(event, got)
             self.digest = event.digest
         self.seq = event.seq
 
-    def digest_next(self, kind: str, payload: dict[str, Any]) -> str:
-        """The digest a new event (written now) carries, after it was applied to ``state``."""
+    def _lobby(self, typed: DomainEvent, event: StoredEvent) -> None:
+        """Fold the events around the game: set-up, seating, start, clocks, the end."""
+        match typed:
+            case TableHosted():
+                self.hosted = typed
+                self.setup = typed.payload()
+                self.clock = TurnClock.of(typed.clock)
+            case SeatTaken():
+                self.seat_entropy[typed.seat] = typed.entropy or ""
+            case SeatLeft():
+                self.seat_entropy.pop(typed.seat, None)
+            case GameStarted():
+                hosted = self.hosted
+                assert hosted is not None, "the game started at a table nobody set up"
+                self.state = new_game(hosted.game, int(hosted.seats), hosted.options or {})
+                self.contributions = [str(value) for value in typed.contributions or ()]
+            case SeatAway():
+                self.clock.went_away(typed.seat)
+            case SeatReturned():
+                self.clock.came_back(typed.seat, event.created_at)
+            case GameAbandoned():
+                self.ended = "abandoned"
+            case TableExpired():
+                self.ended = "expired"
+
+    def chain(self, event: Chained) -> str:
+        """The digest ``event`` (written now, already applied to ``state``) carries."""
         assert self.state is not None
-        self.digest = chained_digest(self.digest, kind, payload, self.state)
+        self.digest = chained_digest(self.digest, event, self.state)
         return self.digest
+
+    def digest_next(self, kind: str, payload: dict[str, Any]) -> str:
+        """:meth:`chain` for an event given as its type and (current) payload."""
+        event = decode_payload(kind, payload)
+        assert isinstance(event, ActionTaken | CardsDealt), f"{kind} carries no chained digest"
+        return self.chain(event)
 
 
 _ACTIONS: dict[str, Action] = {}
@@ -147,18 +170,23 @@ def parse_action(text: str) -> Action:
 
 def event_digest(event: StoredEvent, previous: str, state: GameState) -> str:
     """The digest ``event`` must carry, by the definition of the schema version it was
-    written at, given the digest of the event before it and the state it led to.
+    written at, given the digest of the event before it and the state it led to."""
+    return digest_of(decode(event), event.schema_version, previous, state)
+
+
+def digest_of(event: DomainEvent, version: int, previous: str, state: GameState) -> str:
+    """:func:`event_digest` of an event already decoded (written at schema ``version``).
 
     Older versions hash a snapshot of the whole state (``GameState.digest``);
-    from ``CHAINED_FROM`` on the digest is :func:`chained_digest` (their
-    payloads are current: no upcast needed).
+    from ``CHAINED_FROM`` on the digest is :func:`chained_digest`.
     """
-    if event.schema_version < CHAINED_FROM.get(event.type, _NEVER):
+    if version < CHAINED_FROM.get(event.NAME, _NEVER):
         return state.digest()
-    return chained_digest(previous, event.type, event.payload, state)
+    assert isinstance(event, ActionTaken | CardsDealt)
+    return chained_digest(previous, event, state)
 
 
-def chained_digest(previous: str, kind: str, payload: dict[str, Any], state: GameState) -> str:
+def chained_digest(previous: str, event: Chained, state: GameState) -> str:
     """The digest of an event written today: it chains onto the previous event's digest.
 
     A sha256 (16 hex digits kept) of the previous digest, the event's type and
@@ -170,11 +198,11 @@ def chained_digest(previous: str, kind: str, payload: dict[str, Any], state: Gam
     verifiable. It costs a few microseconds, where hashing a snapshot of the
     whole state cost tens.
     """
-    if kind == ACTION_TAKEN:
-        text = f"{previous}|{kind}|{payload['seat']} {payload['action']}|{state.to_act()}"
+    if isinstance(event, ActionTaken):
+        text = f"{previous}|{event.NAME}|{event.seat} {event.action}|{state.to_act()}"
     else:
-        cards = " ".join(payload["cards"])
-        text = f"{previous}|{kind}|{cards}|{state.to_act()}|{state.digest()}"
+        cards = " ".join(event.cards)
+        text = f"{previous}|{event.NAME}|{cards}|{state.to_act()}|{state.digest()}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -187,56 +215,58 @@ def fold(events: Iterable[StoredEvent], into: Folded | None = None) -> Folded:
     return folded
 
 
-def describe(event: StoredEvent, viewer: int | None) -> tuple[int | None, Action | None, str]:
-    """(seat, action, text) of ``event`` as ``viewer`` may see it.
+def describe(
+    event: StoredEvent | DomainEvent, viewer: int | None
+) -> tuple[int | None, Action | None, str]:
+    """(seat, action, text) of ``event`` (stored, or decoded) as ``viewer`` may see it.
 
     A Hearts card given to another player is secret: only the giver sees it.
     """
-    event = upcast(event)
-    payload = event.payload
-    kind = event.type
-    if kind == ACTION_TAKEN:
-        seat = int(payload["seat"])
-        action = parse_action(payload["action"])
-        if action.kind is ActionKind.GIVE and viewer != seat:
-            count = len(action.cards)
-            chose = "a card" if count == 1 else f"{count} cards"
-            return seat, Action(ActionKind.GIVE), f"seat {seat} chose {chose} to pass"
-        return seat, action, f"seat {seat} {_past_tense(action)}"
-    if kind == SEAT_TAKEN:
-        seat = int(payload["seat"])
-        return seat, None, f"{payload.get('player_name') or 'someone'} took seat {seat}"
-    if kind == SEAT_LEFT:
-        seat = int(payload["seat"])
-        return seat, None, f"seat {seat} was given up"
-    if kind == SEAT_AWAY:
-        seat = int(payload["seat"])
-        level = payload.get("bot_level") or "normal"
-        return seat, None, f"seat {seat}'s clock ran out: a computer player ({level}) plays for it"
-    if kind == SEAT_RETURNED:
-        seat = int(payload["seat"])
-        return seat, None, f"seat {seat} is back and plays again"
-    if kind == TABLE_EXPIRED:
-        return None, None, "the table expired: nobody started it in time"
-    if kind == GAME_ABANDONED:
-        return None, None, "the game was abandoned: nobody played for too long; no winner"
-    if kind == TABLE_HOSTED:
-        return None, None, f"a {payload.get('game')} table for {payload.get('seats')} was set up"
-    if kind == GAME_STARTED:
-        return None, None, "the game started"
-    if kind == CARDS_DEALT:
-        count = len(payload.get("cards", ()))
-        committed = payload.get("commitment")
-        sealed = f" (sealed: commitment {committed[:12]}…)" if committed else ""
-        return None, None, f"{count} cards were shuffled and dealt{sealed}"
-    if kind == GAME_FINISHED:
-        winners = payload.get("winners") or []
-        who = ", ".join(f"seat {seat}" for seat in winners) or "nobody"
-        return None, None, f"the game is over; won by {who}"
-    return None, None, kind
+    typed = decode(event) if isinstance(event, StoredEvent) else event
+    match typed:
+        case ActionTaken():
+            seat, action = typed.seat, parse_action(typed.action)
+            if action.kind is ActionKind.GIVE and viewer != seat:
+                count = len(action.cards)
+                chose = "a card" if count == 1 else f"{count} cards"
+                return seat, Action(ActionKind.GIVE), f"seat {seat} chose {chose} to pass"
+            return seat, action, f"seat {seat} {_past_tense(action)}"
+        case SeatTaken():
+            seat = typed.seat
+            return seat, None, f"{typed.player_name or 'someone'} took seat {seat}"
+        case SeatLeft():
+            return typed.seat, None, f"seat {typed.seat} was given up"
+        case SeatAway():
+            seat, level = typed.seat, typed.bot_level or "normal"
+            return (
+                seat,
+                None,
+                f"seat {seat}'s clock ran out: a computer player ({level}) plays for it",
+            )
+        case SeatReturned():
+            return typed.seat, None, f"seat {typed.seat} is back and plays again"
+        case TableExpired():
+            return None, None, "the table expired: nobody started it in time"
+        case GameAbandoned():
+            return None, None, "the game was abandoned: nobody played for too long; no winner"
+        case TableHosted():
+            return None, None, f"a {typed.game} table for {typed.seats} was set up"
+        case GameStarted():
+            return None, None, "the game started"
+        case CardsDealt():
+            committed = typed.commitment
+            sealed = f" (sealed: commitment {committed[:12]}…)" if committed else ""
+            return None, None, f"{len(typed.cards)} cards were shuffled and dealt{sealed}"
+        case GameFinished():
+            who = ", ".join(f"seat {seat}" for seat in typed.winners) or "nobody"
+            return None, None, f"the game is over; won by {who}"
+    return None, None, typed.TYPE
 
 
 def _past_tense(action: Action) -> str:
+    # Not words.past_tense: this is the text the contract carries, with card
+    # codes ("played QS") that clients say as cards; the phrasebook says cards
+    # by name ("played Q♠").
     kind = action.kind
     if kind is ActionKind.PLAY:
         named = f" and named {action.suit.word}" if action.suit is not None else ""

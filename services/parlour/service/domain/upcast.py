@@ -4,8 +4,9 @@ A stored event is never rewritten: a log written years ago must still replay,
 on any machine, to the same digests. When the shape of an event's payload
 changes, its type's schema version goes up, writers write the new version,
 and an upcaster here turns a payload of the previous version into the next
-one. Readers (the service's fold, ``parlour replay``, the Replay RPC) call
-:func:`upcast` and only ever see current payloads.
+one. Readers never call these themselves: ``events.decode`` upcasts every
+stored event it reads (the service's fold, ``parlour replay``, the Replay
+RPC all read through it), so they only ever meet current payloads.
 
 Schema history:
 
@@ -46,14 +47,16 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from parlour.service.domain.statuses import EventType
 from parlour.service.store.protocol import StoredEvent
 
 Payload = dict[str, Any]
 Upcaster = Callable[[Payload], Payload]
 
-# Event type names are spelled out (not imported from fold.py, which imports
-# this module).
-CURRENT_VERSIONS: dict[str, int] = {"CardsDealt": 4, "ActionTaken": 2}
+CURRENT_VERSIONS: dict[str, int] = {
+    EventType.CARDS_DEALT.value: 4,  # (plain str keys: looked up by the stored type)
+    EventType.ACTION_TAKEN.value: 2,
+}
 
 #: (event type, version it reads) -> upcaster to version + 1
 _UPCASTERS: dict[tuple[str, int], Upcaster] = {}
@@ -72,7 +75,7 @@ def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaste
     """Register the function that turns ``from_version`` of ``event_type`` into the next."""
 
     def register(function: Upcaster) -> Upcaster:
-        _UPCASTERS[(event_type, from_version)] = function
+        _UPCASTERS[(str(event_type), from_version)] = function
         return function
 
     return register
@@ -96,7 +99,10 @@ def upcast_payload(event_type: str, version: int, payload: Payload) -> Payload:
 
 
 def upcast(event: StoredEvent) -> StoredEvent:
-    """``event`` with its payload at the current schema version (itself if already current)."""
+    """``event`` with its payload at the current schema version (itself if already current).
+
+    For looking at a log as stored rows (tests, tools); a reader decodes instead.
+    """
     current = CURRENT_VERSIONS.get(event.type, 1)
     if event.schema_version == current:
         return event
@@ -104,15 +110,15 @@ def upcast(event: StoredEvent) -> StoredEvent:
     return replace(event, schema_version=current, payload=payload)
 
 
-@upcaster("CardsDealt", 1)
+@upcaster(EventType.CARDS_DEALT, 1)
 def _cards_dealt_deck_string_to_list(payload: Payload) -> Payload:
     upgraded = {key: value for key, value in payload.items() if key != "deck"}
     upgraded["cards"] = str(payload["deck"]).split()
     return upgraded
 
 
-@upcaster("CardsDealt", 2)
-@upcaster("CardsDealt", 3)
-@upcaster("ActionTaken", 1)
+@upcaster(EventType.CARDS_DEALT, 2)
+@upcaster(EventType.CARDS_DEALT, 3)
+@upcaster(EventType.ACTION_TAKEN, 1)
 def _same_payload_chained_digest(payload: Payload) -> Payload:
     return payload
