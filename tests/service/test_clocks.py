@@ -94,12 +94,13 @@ async def test_a_bot_plays_for_a_person_whose_clock_ran_out_until_they_take_the_
 ) -> None:
     async with bot_service(store_url) as service:
         client = service.client
-        # Hearts opens with the pass: the person (seat 0) is to act at once, on a 1 s clock
-        table_id, token = await person_and_bots(client, "hearts", 4, {"turn_seconds": 1})
+        # Hearts opens with the pass: the person (seat 0) is to act at once, on a 3 s clock
+        # (long enough that a loaded machine still sees time left at the first view)
+        table_id, token = await person_and_bots(client, "hearts", 4, {"turn_seconds": 3})
         seat = client.seat(table_id, 0, token)
         view = (await seat.view()).view
         assert 0 in view.to_act
-        assert 0 < view.players[0].time_left_ms <= 1000
+        assert 0 < view.players[0].time_left_ms <= 3000
         assert view.players[0].HasField("turn_deadline") and not view.players[0].away
         assert not view.players[1].HasField("turn_deadline")  # a bot has no clock
         async with sweeping(service), worker(service):
