@@ -182,11 +182,10 @@ def digest_of(event: DomainEvent, version: int, previous: str, state: GameState)
     """
     if version < CHAINED_FROM.get(event.NAME, _NEVER):
         return state.digest()
-    assert isinstance(event, ActionTaken | CardsDealt)
     return chained_digest(previous, event, state)
 
 
-def chained_digest(previous: str, event: Chained, state: GameState) -> str:
+def chained_digest(previous: str, event: DomainEvent, state: GameState) -> str:
     """The digest of an event written today: it chains onto the previous event's digest.
 
     A sha256 (16 hex digits kept) of the previous digest, the event's type and
@@ -200,9 +199,11 @@ def chained_digest(previous: str, event: Chained, state: GameState) -> str:
     """
     if isinstance(event, ActionTaken):
         text = f"{previous}|{event.NAME}|{event.seat} {event.action}|{state.to_act()}"
-    else:
+    elif isinstance(event, CardsDealt):
         cards = " ".join(event.cards)
         text = f"{previous}|{event.NAME}|{cards}|{state.to_act()}|{state.digest()}"
+    else:
+        raise TypeError(f"a {event.NAME} event carries no chained digest")
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
