@@ -26,6 +26,7 @@ from parlour.engine.actions import ActionKind
 from parlour.engine.registry import GameInfo
 from parlour.engine.view import View
 from parlour.service.domain.clock import CLOCK_OPTIONS
+from parlour.service.domain.events import CardsDealt, decode
 from parlour.service.domain.fold import describe
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import StoredEvent, TableRow
@@ -170,10 +171,11 @@ def fill_clock(message: play_pb2.View, snap: SeatView) -> None:
 
 
 def public_event(event: StoredEvent, viewer: int | None) -> play_pb2.PublicEvent:
-    seat, taken, text = describe(event, viewer)
+    typed = decode(event)
+    seat, taken, text = describe(typed, viewer)
     message = play_pb2.PublicEvent(version=event.seq, type=event.type, text=text)
-    if event.type == "CardsDealt":  # public from the start: the deck and salt are not
-        message.deal_commitment = str(event.payload.get("commitment") or "")
+    if isinstance(typed, CardsDealt):  # public from the start: the deck and salt are not
+        message.deal_commitment = typed.commitment or ""
     if seat is not None:
         message.seat = seat
     done = ""
