@@ -36,6 +36,8 @@ ENGINE_VALUES = (
     "parlour.engine.options",
     "parlour.engine.errors",
 )
+#: the phrasebook said of an engine action (the one adapter between the two)
+SAID = ("parlour.action_words",)
 DRIVERS = ("sqlalchemy", "alembic", "psycopg", "psycopg_pool", "nats")
 EDGE = ("grpc", "grpc_health", "grpc_reflection", "google.protobuf", "parlour.v1")
 UI = ("textual", "starlette", "uvicorn")
@@ -53,10 +55,17 @@ class Layer:
 LAYERS = (
     Layer("parlour.engine", ("parlour.engine",), (*DRIVERS, *EDGE, *UI)),
     Layer("parlour.words", (), (*DRIVERS, *EDGE, *UI)),
+    Layer("parlour.action_words", ("parlour.engine.actions", "parlour.words"), (*DRIVERS, *EDGE)),
     Layer("parlour.v1", ("parlour.v1",)),
     Layer(
         "parlour.contract",
-        ("parlour.contract", "parlour.engine", "parlour.v1", "parlour.words"),
+        (
+            "parlour.contract",
+            "parlour.engine",
+            "parlour.v1",
+            "parlour.words",
+            *SAID,
+        ),
         (*DRIVERS, *UI),
     ),
     Layer(
@@ -67,6 +76,7 @@ LAYERS = (
             "parlour.service.store.protocol",
             "parlour.engine",
             "parlour.words",
+            *SAID,
         ),
         (*DRIVERS, *EDGE, *UI),
     ),
@@ -106,6 +116,7 @@ LAYERS = (
         "parlour.replay",
         (
             "parlour.replay",
+            *SAID,
             "parlour.engine",
             "parlour.service.domain",
             "parlour.service.store",

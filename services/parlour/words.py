@@ -72,7 +72,21 @@ def say(text: str, name: Callable[[int], str] | None = None) -> str:
 
 
 #: how an action is said: "label" for a menu ("play Q♠"), "past" for what a seat did ("played Q♠")
-Form = Literal["label", "past"]
+Form = Literal["label", "past", "present"]
+#: how cards are said: by name ("Q♠, K♥", for people) or by code ("QS KH", as the
+#: contract's event text carries them, for clients to say as cards)
+CardStyle = Literal["names", "codes"]
+
+#: each kind's verb in the three forms: label ("play"), past ("played"), present ("plays")
+_VERBS: dict[str, tuple[str, str, str]] = {
+    "play": ("play", "played", "plays"),
+    "give": ("give", "chose", "chooses"),
+    "bid": ("bid", "bid", "bids"),
+    "trump": ("trump:", "named", "names"),
+    "draw": ("draw", "drew", "draws"),
+    "pass": ("pass", "passed", "passes"),
+}
+_FORMS: dict[str, int] = {"label": 0, "past": 1, "present": 2}
 
 
 def say_action(
@@ -83,27 +97,33 @@ def say_action(
     no_trump: bool = False,
     suit: str = "",
     form: Form = "label",
+    cards: CardStyle = "names",
 ) -> str:
-    """An action in words: "play 8♠, name hearts" as a label, "played 8♠ and named hearts" past.
+    """An action in words, in one of three forms: "play 8♠, name hearts" (a label),
+    "played 8♠ and named hearts" (past), "plays 8♠ and names hearts" (present).
 
     ``kind`` is the action's kind in words ("play", "give", "bid", "trump",
     "draw", "pass"); ``card`` its card code, or several ("QS KH 2C") given in
-    one act; ``suit`` a suit letter.
+    one act; ``suit`` a suit letter; ``cards`` whether cards are said by name or code.
     """
+    verb = _VERBS.get(kind, _VERBS["pass"])[_FORMS[form]]
     label = form == "label"
+    if cards == "names":
+        said = ", ".join(card_name(one) for one in card.split())
+    else:
+        said = card
     if kind == "play":
-        named = "" if not suit else (", name " if label else " and named ") + SUIT_WORDS[suit]
-        return f"{'play' if label else 'played'} {card_name(card)}{named}"
+        names = {"label": ", name ", "past": " and named ", "present": " and names "}[form]
+        return f"{verb} {said}" + (f"{names}{SUIT_WORDS[suit]}" if suit else "")
     if kind == "give":
-        given = ", ".join(card_name(one) for one in card.split())
-        return f"give {given}" if label else f"chose {given or 'a card'} to pass"
+        return f"give {said}" if label else f"{verb} {said or 'a card'} to pass"
     if kind == "bid":
-        return f"bid {number}{' no trump' if no_trump else ''}"
+        return f"{verb} {number}{' no trump' if no_trump else ''}"
     if kind == "trump":
-        return f"trump: {SUIT_WORDS[suit]}" if label else f"named {SUIT_WORDS[suit]} trump"
+        return f"trump: {SUIT_WORDS[suit]}" if label else f"{verb} {SUIT_WORDS[suit]} trump"
     if kind == "draw":
-        return "draw a card" if label else "drew a card"
-    return "pass" if label else "passed"
+        return f"{verb} a card"
+    return verb
 
 
 def action_label(

@@ -7,12 +7,12 @@ client that sends only them.
 
 from __future__ import annotations
 
+from parlour.action_words import action_words as action_words
 from parlour.contract.cards import SUIT_TO_PROTO, by_name, card_code, inverse, suit_from_proto
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.cards import Card
 from parlour.engine.errors import MalformedAction
 from parlour.v1 import common_pb2, play_pb2
-from parlour.words import Form, say_action
 
 KIND_TO_PROTO: dict[ActionKind | None, common_pb2.ActionKind.ValueType] = by_name(
     ActionKind, common_pb2.ActionKind, "ACTION_KIND_"
@@ -58,18 +58,6 @@ def action_from_proto(message: common_pb2.Action) -> Action:
             raise MalformedAction("action notation", "naming trump needs a suit")
         return Action.name_trump(suit)
     return Action(kind)
-
-
-def action_words(value: Action, form: Form = "label") -> str:
-    """The action in the phrasebook's words: "play Q♠" (a label), "played Q♠" (past)."""
-    return say_action(
-        value.kind.value,
-        " ".join(str(card) for card in value.cards),
-        number=value.number,
-        no_trump=value.no_trump,
-        suit=value.suit.value if value.suit is not None else "",
-        form=form,
-    )
 
 
 # A view lists the same few actions move after move and is converted twice a

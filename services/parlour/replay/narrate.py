@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from parlour import words
+from parlour.action_words import action_words
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
@@ -170,25 +171,15 @@ class Narrator:
         return lines
 
     def _verb(self, seat: int, action: Action, before: Views, after: Views) -> str:
+        """What ``seat`` does, in the present: only the draws and another seat's
+        passed cards differ from the phrasebook (they depend on what the reader sees)."""
         kind = action.kind
-        if kind is ActionKind.PLAY:
-            named = f" and names {action.suit.word}" if action.suit is not None else ""
-            return f"plays {card_name(str(action.card))}{named}"
-        if kind is ActionKind.BID:
-            return f"bids {action.number}{' no trump' if action.no_trump else ''}"
-        if kind is ActionKind.NAME_TRUMP:
-            assert action.suit is not None
-            return f"names {action.suit.word} trump"
-        if kind is ActionKind.GIVE:
-            if self._sees(seat):
-                return f"chooses {', '.join(card_name(str(card)) for card in action.cards)} to pass"
+        if kind is ActionKind.GIVE and not self._sees(seat):
             return "chooses a card to pass" if not action.more else "chooses cards to pass"
-        if kind is ActionKind.DRAW:
-            if seat in before and seat in after:
-                drawn = set(after[seat].hand) - set(before[seat].hand)
-                return f"draws {cards_text(sorted(drawn))}"
-            return "draws a card"
-        return "passes"
+        if kind is ActionKind.DRAW and seat in before and seat in after:
+            drawn = set(after[seat].hand) - set(before[seat].hand)
+            return f"draws {cards_text(sorted(drawn))}"
+        return action_words(action, "present")
 
     def _passes_done(self, new: View, after: Views) -> list[str]:
         lines = [f"  the cards are passed {new.pass_direction}"]

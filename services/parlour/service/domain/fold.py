@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from parlour.action_words import action_words
 from parlour.engine.actions import Action, ActionKind
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
@@ -231,7 +232,7 @@ def describe(
                 count = len(action.cards)
                 chose = "a card" if count == 1 else f"{count} cards"
                 return seat, Action(ActionKind.GIVE), f"seat {seat} chose {chose} to pass"
-            return seat, action, f"seat {seat} {_past_tense(action)}"
+            return seat, action, f"seat {seat} {action_words(action, 'past', cards='codes')}"
         case SeatTaken():
             seat = typed.seat
             return seat, None, f"{typed.player_name or 'someone'} took seat {seat}"
@@ -262,23 +263,3 @@ def describe(
             who = ", ".join(f"seat {seat}" for seat in typed.winners) or "nobody"
             return None, None, f"the game is over; won by {who}"
     return None, None, typed.TYPE
-
-
-def _past_tense(action: Action) -> str:
-    # Not words.past_tense: this is the text the contract carries, with card
-    # codes ("played QS") that clients say as cards; the phrasebook says cards
-    # by name ("played Q♠").
-    kind = action.kind
-    if kind is ActionKind.PLAY:
-        named = f" and named {action.suit.word}" if action.suit is not None else ""
-        return f"played {action.card}{named}"
-    if kind is ActionKind.BID:
-        return f"bid {action.number}{' no trump' if action.no_trump else ''}"
-    if kind is ActionKind.NAME_TRUMP:
-        assert action.suit is not None
-        return f"named {action.suit.word} trump"
-    if kind is ActionKind.GIVE:
-        return f"chose {' '.join(str(card) for card in action.cards)} to pass"
-    if kind is ActionKind.DRAW:
-        return "drew a card"
-    return "passed"
