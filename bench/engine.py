@@ -112,17 +112,17 @@ def openspiel_hearts_hand(game: Any, rng: random.Random) -> int:
 
 def bench_games(seconds: float) -> None:
     print(f"{'game':<10}{'seats':>6}{'games/s':>12}{'moves/s':>14}")
-    for game_id in GAME_MODULES:
+    for game in GAME_MODULES:
         try:
-            info = get_game(game_id)
+            info = get_game(game)
         except Exception as error:  # a game not written yet must not stop the others
-            print(f"{game_id:<10} skipped: cannot load ({type(error).__name__}: {error})")
+            print(f"{game:<10} skipped: cannot load ({type(error).__name__}: {error})")
             continue
         for seats in range(info.min_seats, info.max_seats + 1):
             rng = random.Random(seats)
             meter = Meter().run_for(seconds, lambda: random_game(info, seats, rng))  # noqa: B023
             games, moves = meter.runs_per_second, meter.units_per_second
-            print(f"{game_id:<10}{seats:>6}{games:>12,.1f}{moves:>14,.0f}")
+            print(f"{game:<10}{seats:>6}{games:>12,.1f}{moves:>14,.0f}")
 
 
 def bench_hearts_against_openspiel(seconds: float) -> None:

@@ -146,16 +146,14 @@ class LobbyScreen(Screen[None]):
             self.show_rules(event.option.id)
 
     @work(exclusive=True, group="rules")
-    async def show_rules(self, game_id: str) -> None:
-        if game_id not in self.full_rules:
+    async def show_rules(self, game: str) -> None:
+        if game not in self.full_rules:
             try:
-                self.full_rules[game_id] = await session(self).client.get_game(game_id)
+                self.full_rules[game] = await session(self).client.get_game(game)
             except ParlourError as error:
                 self.say(error.message, "red")
                 return
-        await self.query_one("#rules-text", Markdown).update(
-            rules_markdown(self.full_rules[game_id])
-        )
+        await self.query_one("#rules-text", Markdown).update(rules_markdown(self.full_rules[game]))
         self.query_one("#rules", VerticalScroll).scroll_home(animate=False)
 
     def say(self, message: str, style: str = "") -> None:

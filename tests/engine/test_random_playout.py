@@ -31,9 +31,9 @@ VIEW_CHECKED_GAMES = 25  # every step of the first games is checked seat by seat
 
 def seat_counts() -> list[tuple[str, int]]:
     cases = []
-    for game_id in GAME_MODULES:
-        info = get_game(game_id)
-        cases += [(game_id, seats) for seats in range(info.min_seats, info.max_seats + 1)]
+    for game in GAME_MODULES:
+        info = get_game(game)
+        cases += [(game, seats) for seats in range(info.min_seats, info.max_seats + 1)]
     return cases
 
 
@@ -56,9 +56,9 @@ def check_conservation(state: GameState, pack: Counter[Card]) -> None:
     assert Counter(state.accounted_cards()) == pack
 
 
-def play_one(game_id: str, seats: int, seed: int, check_every_view: bool) -> None:
+def play_one(game: str, seats: int, seed: int, check_every_view: bool) -> None:
     rng = random.Random(seed)
-    info = get_game(game_id)
+    info = get_game(game)
     state = info.new(seats, {})
     log: list[tuple[str, object]] = []
     pack: Counter[Card] | None = None
@@ -108,20 +108,20 @@ def play_one(game_id: str, seats: int, seed: int, check_every_view: bool) -> Non
     assert again.scores() == state.scores()
 
 
-@pytest.mark.parametrize(("game_id", "seats"), seat_counts())
-def test_random_playouts(game_id: str, seats: int) -> None:
+@pytest.mark.parametrize(("game", "seats"), seat_counts())
+def test_random_playouts(game: str, seats: int) -> None:
     for n in range(GAMES_PER_SEAT_COUNT):
-        play_one(game_id, seats, seed=n * 7919 + seats, check_every_view=n < VIEW_CHECKED_GAMES)
+        play_one(game, seats, seed=n * 7919 + seats, check_every_view=n < VIEW_CHECKED_GAMES)
 
 
-@pytest.mark.parametrize("game_id", list(GAME_MODULES))
+@pytest.mark.parametrize("game", list(GAME_MODULES))
 def test_a_state_in_play_clones_copies_and_pickles_to_an_independent_equal_state(
-    game_id: str,
+    game: str,
 ) -> None:
     """clone(), copy.deepcopy and pickle give the same position, which then plays on
     apart from the original (the engines compiled by mypyc as much as in pure Python)."""
     rng = random.Random(7)
-    info = get_game(game_id)
+    info = get_game(game)
     state = info.new(info.min_seats, {})
     choose = random_chooser(rng)
     for _ in range(25):  # into the first hand: dealt, and some moves made

@@ -190,8 +190,8 @@ def test_every_game_deals_as_its_deal_order_says(info: GameInfo) -> None:
     """Over several hands (Crazy 8s: with cards left from the last round), each
     seat's new hand is exactly what deal_order gives it."""
     rng = random.Random(7)
-    game_id = info.id
-    state = new_game(game_id, 4, {"rounds": 3} if game_id == "crazy8s" else {})
+    game = info.id
+    state = new_game(game, 4, {"rounds": 3} if game == "crazy8s" else {})
     deals = 0
     while not state.is_over and deals < 4:
         cards = state.chance()
@@ -203,7 +203,7 @@ def test_every_game_deals_as_its_deal_order_says(info: GameInfo) -> None:
         rng.shuffle(deck)
         order = state.deal_order()
         assert len(order) == len(deck)
-        rebuild = game_id == "crazy8s" and state.view(None).phase == "play"
+        rebuild = game == "crazy8s" and state.view(None).phase == "play"
         before = [state.hand(seat) for seat in range(4)]
         given = [state.dealt_cards(deck, seat) for seat in range(4)]
         state.deal(deck)

@@ -46,28 +46,28 @@ _SEARCHERS: dict[tuple[str, str], tuple[Callable[..., Action], int]] = {
 }
 
 
-def levels(game_id: str) -> tuple[str, ...]:
-    """The levels offered for ``game_id``, weakest first."""
-    if game_id not in LEVELS:
-        raise KeyError(f"no computer opponent for game {game_id!r} (known: {', '.join(LEVELS)})")
-    return LEVELS[game_id]
+def levels(game: str) -> tuple[str, ...]:
+    """The levels offered for ``game``, weakest first."""
+    if game not in LEVELS:
+        raise KeyError(f"no computer opponent for game {game!r} (known: {', '.join(LEVELS)})")
+    return LEVELS[game]
 
 
-def strategy_for(game_id: str, level: str = "normal", budget: int | None = None) -> Strategy:
-    """The strategy for ``game_id`` at ``level`` ("random", "easy", "normal", "hard", "expert").
+def strategy_for(game: str, level: str = "normal", budget: int | None = None) -> Strategy:
+    """The strategy for ``game`` at ``level`` ("random", "easy", "normal", "hard", "expert").
 
     ``budget`` is the expert level's thinking budget, in simulated moves per
     decision (None: the level's default); the other levels ignore it.
     """
-    offered = levels(game_id)
+    offered = levels(game)
     wanted = level if level in offered else ALIASES.get(level, level)
     if wanted not in offered:
-        raise KeyError(f"no level {level!r} for {game_id} (offered: {', '.join(offered)})")
+        raise KeyError(f"no level {level!r} for {game} (offered: {', '.join(offered)})")
     if wanted == "random":
-        return NamedStrategy(game_id, "random", choose_randomly)
-    if (game_id, wanted) in _SEARCHERS:
-        decide, default = _SEARCHERS[game_id, wanted]
+        return NamedStrategy(game, "random", choose_randomly)
+    if (game, wanted) in _SEARCHERS:
+        decide, default = _SEARCHERS[game, wanted]
         if budget is not None and budget < 1:
             raise ValueError(f"the thinking budget must be at least 1 play, not {budget}")
-        return NamedStrategy(game_id, wanted, partial(decide, budget=budget or default))
-    return NamedStrategy(game_id, wanted, _DECIDERS[game_id, wanted])
+        return NamedStrategy(game, wanted, partial(decide, budget=budget or default))
+    return NamedStrategy(game, wanted, _DECIDERS[game, wanted])

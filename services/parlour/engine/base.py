@@ -64,7 +64,7 @@ class GameState(ABC):
     """A game in progress. Subclasses hold the rules of one game."""
 
     #: registry id: "wizard", "crazy8s", "kaiser", "hearts"
-    game_id: ClassVar[str]
+    game: ClassVar[str]
 
     seats: int
 

@@ -72,7 +72,7 @@ def standard_hand_size(seats: int) -> int:
 class CrazyEights(GameState):
     """A game of Crazy 8s in progress."""
 
-    game_id = "crazy8s"
+    game = "crazy8s"
 
     def __init__(
         self,
@@ -393,7 +393,7 @@ class CrazyEights(GameState):
 
     def view(self, seat: int | None) -> View:
         return View(
-            game=self.game_id,
+            game=self.game,
             seat=seat,
             seats=self.seats,
             phase=self.phase,
@@ -465,7 +465,7 @@ class CrazyEights(GameState):
             return [str(card) for card in cards]
 
         return {
-            "game": self.game_id,
+            "game": self.game,
             "seats": self.seats,
             "options": {
                 "hand_size": self.hand_size_option,

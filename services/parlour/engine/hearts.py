@@ -122,7 +122,7 @@ def pass_direction(hand_number: int) -> tuple[str, int]:
 class HeartsState(GameState):
     """A game of Hearts for four seats."""
 
-    game_id = "hearts"
+    game = "hearts"
 
     # Slots: over thirty attributes would no longer share one key table in a
     # plain instance dict, and every attribute read of the inner loop would slow.
@@ -604,7 +604,7 @@ class HeartsState(GameState):
             for s in range(SEATS)
         )
         return View(
-            game=self.game_id,
+            game=self.game,
             seat=seat,
             seats=SEATS,
             phase=self._phase,
@@ -662,7 +662,7 @@ class HeartsState(GameState):
     def snapshot(self) -> dict[str, Any]:
         previous = self._previous_trick
         return {
-            "game": self.game_id,
+            "game": self.game,
             "phase": self._phase,
             "hand_number": self._hand_number,
             "dealer": self._dealer,

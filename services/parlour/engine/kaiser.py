@@ -109,7 +109,7 @@ def trick_winner(plays: list[Play] | tuple[Play, ...], trump: Suit | None) -> in
 class KaiserState(GameState):
     """A game of Kaiser in progress."""
 
-    game_id = "kaiser"
+    game = "kaiser"
 
     def __init__(self, seats: int = SEATS, options: dict[str, OptionValue] | None = None) -> None:
         # (Defaults only so that, compiled by mypyc, the state can be copied and pickled:
@@ -507,7 +507,7 @@ class KaiserState(GameState):
         )
         current = Trick(self.leader, tuple(self.plays)) if self.phase == "play" else None
         return View(
-            game=self.game_id,
+            game=self.game,
             seat=seat,
             seats=self.seats,
             phase=self.phase,
@@ -540,7 +540,7 @@ class KaiserState(GameState):
             return {"leader": trick.leader, "plays": plays, "winner": trick.winner}
 
         return {
-            "game": self.game_id,
+            "game": self.game,
             "seats": self.seats,
             "options": {
                 "floor": self.floor,

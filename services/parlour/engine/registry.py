@@ -59,19 +59,19 @@ class GameInfo:
 
 
 @cache
-def get_game(game_id: str) -> GameInfo:
-    module_name = GAME_MODULES.get(game_id)
+def get_game(game: str) -> GameInfo:
+    module_name = GAME_MODULES.get(game)
     if module_name is None:
-        raise UnknownGame("game id", f"no game {game_id!r} (known: {', '.join(GAME_MODULES)})")
+        raise UnknownGame("game id", f"no game {game!r} (known: {', '.join(GAME_MODULES)})")
     info = importlib.import_module(module_name).INFO
-    assert isinstance(info, GameInfo) and info.id == game_id
+    assert isinstance(info, GameInfo) and info.id == game
     return info
 
 
 def all_games() -> tuple[GameInfo, ...]:
-    return tuple(get_game(game_id) for game_id in GAME_MODULES)
+    return tuple(get_game(game) for game in GAME_MODULES)
 
 
-def new_game(game_id: str, seats: int, options: Mapping[str, object] | None = None) -> GameState:
+def new_game(game: str, seats: int, options: Mapping[str, object] | None = None) -> GameState:
     """Create a game from its id, seat count and options."""
-    return get_game(game_id).new(seats, options)
+    return get_game(game).new(seats, options)

@@ -97,7 +97,7 @@ def round_score(bid: int, taken: int) -> int:
 class WizardState(GameState):
     """A game of Wizard in progress."""
 
-    game_id = "wizard"
+    game = "wizard"
 
     def __init__(
         self, seats: int = MIN_SEATS, rounds: str = "all", screw_the_dealer: bool = False
@@ -427,7 +427,7 @@ class WizardState(GameState):
             suit, _ = led_suit([play.card for play in self._trick])
             current = Trick(self._leader, tuple(self._trick), None, suit)
         return View(
-            game=self.game_id,
+            game=self.game,
             seat=seat,
             seats=self.seats,
             phase=self.phase,
@@ -495,7 +495,7 @@ class WizardState(GameState):
             }
 
         return {
-            "game": self.game_id,
+            "game": self.game,
             "seats": self.seats,
             "rounds": self.rounds_option,
             "screw_the_dealer": self.screw_the_dealer,

@@ -67,7 +67,7 @@ class TableSeat(Protocol):
 
 
 def play(
-    game_id: str,
+    game: str,
     strategies: Sequence[Strategy | TableSeat],
     seed: str,
     clock: Clock,
@@ -80,7 +80,7 @@ def play(
     ``seed`` alone, so two games with the same seed are dealt the same cards
     hand by hand, whoever sits where.
     """
-    state = new_game(game_id, len(strategies), options)
+    state = new_game(game, len(strategies), options)
     deck_rng = random.Random(f"{seed}:deck")
     seat_rngs = [random.Random(f"{seed}:seat{s}") for s in range(len(strategies))]
     while not state.is_over:

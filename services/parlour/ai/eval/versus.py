@@ -107,7 +107,7 @@ def wizard(
 
 def wins(
     play: Play,
-    game_id: str,
+    game: str,
     side_a: Any,
     side_b: Any,
     deals: int,
@@ -119,15 +119,15 @@ def wins(
     seatings = {
         "kaiser": ((0, 2), (1, 3)),
         "crazy8s": ((0,), (1,)),
-    }[game_id]
-    seats = 4 if game_id == "kaiser" else 2
+    }[game]
+    seats = 4 if game == "kaiser" else 2
     shares: list[float] = []
-    with progress(deals, f"{game_id} {side_a.name} v {side_b.name}") as bar:
+    with progress(deals, f"{game} {side_a.name} v {side_b.name}") as bar:
         for deal in range(deals):
             won = 0.0
             for a_seats in seatings:
                 players = [side_a if s in a_seats else side_b for s in range(seats)]
-                state = play(game_id, players, f"{seed}:{deal}", None)
+                state = play(game, players, f"{seed}:{deal}", None)
                 winners = set(state.winners())
                 if winners:
                     won += len(winners & set(a_seats)) / len(winners)
