@@ -30,7 +30,7 @@ class DbLog:
             query = query.where(events.c.seq <= upto_seq)
         with self.engine.connect() as conn:
             return [
-                StoredEvent(**{**row, "created_at": aware(row["created_at"])})
+                _stored({**row, "created_at": aware(row["created_at"])})
                 for row in conn.execute(query.order_by(events.c.seq)).mappings()
             ]
 
@@ -50,3 +50,9 @@ class DbLog:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _stored(row: dict[str, Any]) -> StoredEvent:
+    """An events row as a StoredEvent (the game_id column is the event's table_id)."""
+    fields = {name: value for name, value in row.items() if name != "game_id"}
+    return StoredEvent(table_id=row["game_id"], **fields)

@@ -201,17 +201,17 @@ class RecorderContract:
     async def test_writers_on_different_games_do_not_block_each_other_out(
         self, store: EventStore, replica: EventStore
     ) -> None:
-        games = [f"g{n}" for n in range(4)]
-        for game_id in games:
-            await store.create_table(hosted(game_id), [TABLE_HOSTED])
+        table_ids = [f"g{n}" for n in range(4)]
+        for table_id in table_ids:
+            await store.create_table(hosted(table_id), [TABLE_HOSTED])
 
-        async def play(game_id: str, writer: EventStore) -> int:
+        async def play(table_id: str, writer: EventStore) -> int:
             for seq in range(1, 16):
-                await writer.append(game_id, seq, [action(0, "draw")])
-            return await writer.last_seq(game_id)
+                await writer.append(table_id, seq, [action(0, "draw")])
+            return await writer.last_seq(table_id)
 
         writers = [store, replica, store, replica]
-        results = await race([play(g, w) for g, w in zip(games, writers, strict=True)])
+        results = await race([play(t, w) for t, w in zip(table_ids, writers, strict=True)])
         assert results == [16, 16, 16, 16]
 
     async def test_a_repeated_request_id_raises_duplicate_request_with_the_first_seq(

@@ -1,6 +1,6 @@
-"""``parlour fork GAME_ID --at SEQ``: play on from any point of a recorded game.
+"""``parlour fork TABLE_ID --at SEQ``: play on from any point of a recorded game.
 
-Creates a new table whose game is table GAME_ID's game right after event SEQ
+Creates a new table whose game is table TABLE_ID's game right after event SEQ
 (see ``parlour.replay.fork``), prints its id, the host token and a token for every
 person seat. Bots in the fork are played by the AI workers as usual.
 """
@@ -24,7 +24,7 @@ def _seat_kinds(text: str) -> list[SeatKind]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game_id", metavar="GAME_ID", help="the table to fork")
+    parser.add_argument("table_id", metavar="TABLE_ID", help="the table to fork")
     parser.add_argument(
         "--at", type=int, required=True, metavar="SEQ", help="fork right after this event"
     )
@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 async def _fork(args: argparse.Namespace) -> Forked:
     store = open_store(args.database_url, connections=1)
     try:
-        return await fork_game(store, args.game_id, args.at, args.seat_kind)
+        return await fork_game(store, args.table_id, args.at, args.seat_kind)
     finally:
         await store.close()
 

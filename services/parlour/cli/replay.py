@@ -1,6 +1,6 @@
 """``parlour replay``: rebuild a game from its log and tell it hand by hand.
 
-``parlour replay GAME_ID`` reads the log from the database, ``parlour replay
+``parlour replay TABLE_ID`` reads the log from the database, ``parlour replay
 --file LOG.jsonl`` from an exported file. Every stored digest is checked; the
 first event that does not replay stops it with a message naming the event
 (exit status 1). ``--seat N`` tells only what seat N could see, ``--step``
@@ -27,7 +27,7 @@ from parlour.service.store.protocol import StoredEvent
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game_id", metavar="GAME_ID", nargs="?", help="the table to replay")
+    parser.add_argument("table_id", metavar="TABLE_ID", nargs="?", help="the table to replay")
     parser.add_argument(
         "--file",
         metavar="LOG.jsonl",
@@ -59,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    if bool(args.game_id) == bool(args.file):
-        print("parlour replay: give a GAME_ID or --file LOG.jsonl (not both)", file=sys.stderr)
+    if bool(args.table_id) == bool(args.file):
+        print("parlour replay: give a TABLE_ID or --file LOG.jsonl (not both)", file=sys.stderr)
         return 2
     if args.json_summary and args.seat is not None:
         print("parlour replay: --json-summary is for the whole table", file=sys.stderr)
@@ -90,9 +90,9 @@ def _logs(args: argparse.Namespace) -> list[tuple[str, list[StoredEvent]]]:
         except (OSError, ValueError) as error:
             raise SystemExit(f"parlour replay: {error}") from None
     try:
-        return [(args.game_id, asyncio.run(read_log(args.database_url, args.game_id)))]
+        return [(args.table_id, asyncio.run(read_log(args.database_url, args.table_id)))]
     except LookupError:
-        raise SystemExit(f"parlour replay: no table {args.game_id!r}") from None
+        raise SystemExit(f"parlour replay: no table {args.table_id!r}") from None
 
 
 class _Stop(Exception):

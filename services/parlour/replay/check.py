@@ -100,23 +100,23 @@ def write_log(events: Iterable[StoredEvent], out: IO[str]) -> int:
     return count
 
 
-async def export_game(store: EventStore, game_id: str, out: IO[str]) -> int:
-    """Write table ``game_id``'s whole log to ``out``; returns the number of events."""
-    events = await store.read(game_id)
+async def export_game(store: EventStore, table_id: str, out: IO[str]) -> int:
+    """Write table ``table_id``'s whole log to ``out``; returns the number of events."""
+    events = await store.read(table_id)
     if not events:
-        raise LookupError(f"no table {game_id!r} in {store.url}")
+        raise LookupError(f"no table {table_id!r} in {store.url}")
     return write_log(events, out)
 
 
-async def read_log(database_url: str, game_id: str) -> list[StoredEvent]:
-    """Table ``game_id``'s whole log from the database (LookupError if there is none)."""
+async def read_log(database_url: str, table_id: str) -> list[StoredEvent]:
+    """Table ``table_id``'s whole log from the database (LookupError if there is none)."""
     store = open_store(database_url, connections=1)
     try:
-        events = await store.read(game_id)
+        events = await store.read(table_id)
     finally:
         await store.close()
     if not events:
-        raise LookupError(f"no table {game_id!r}")
+        raise LookupError(f"no table {table_id!r}")
     return events
 
 
@@ -129,7 +129,7 @@ def parse_log(lines: Iterable[str], source: str = "log") -> list[StoredEvent]:
         try:
             record = json.loads(line)
             event = StoredEvent(
-                game_id=source,
+                table_id=source,
                 seq=int(record["seq"]),
                 type=str(record["type"]),
                 schema_version=int(record.get("schema_version", 1)),

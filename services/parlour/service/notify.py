@@ -103,20 +103,20 @@ class Notifier:
         """Wake every waiter (so streams can finish) and stop."""
         self.notify_all()
 
-    async def wait(self, game_id: str, after_seq: int, timeout: float) -> None:
-        """Return once game_id may have an event with seq > after_seq, or after timeout seconds."""
-        if self._latest.get(game_id, 0) > after_seq:
+    async def wait(self, table_id: str, after_seq: int, timeout: float) -> None:
+        """Return once table_id may have an event with seq > after_seq, or after timeout seconds."""
+        if self._latest.get(table_id, 0) > after_seq:
             return
         waiter = _Waiter(after_seq, asyncio.get_running_loop().create_future())
-        self._waiters.setdefault(game_id, set()).add(waiter)
+        self._waiters.setdefault(table_id, set()).add(waiter)
         try:
             await asyncio.wait([waiter.woken], timeout=timeout)
         finally:
-            waiting = self._waiters.get(game_id)
+            waiting = self._waiters.get(table_id)
             if waiting is not None:
                 waiting.discard(waiter)
                 if not waiting:
-                    del self._waiters[game_id]
+                    del self._waiters[table_id]
             waiter.woken.cancel()
 
     async def wait_any(self, after_changes: int, timeout: float) -> None:
@@ -132,26 +132,26 @@ class Notifier:
             self._any_waiters.discard(woken)
             woken.cancel()
 
-    def committed(self, game_id: str, seq: int, bot_turn: bool = True) -> Awaitable[None] | None:
-        """This process committed events of ``game_id`` up to ``seq`` (the store's listener).
+    def committed(self, table_id: str, seq: int, bot_turn: bool = True) -> Awaitable[None] | None:
+        """This process committed events of ``table_id`` up to ``seq`` (the store's listener).
 
         Wakes this process's waiters at once; an adapter also tells the other
         replicas (unless the append's own transaction already did), returning
         what the append awaits for that.
         """
-        self.notify_local(game_id, seq, bot_turn)
+        self.notify_local(table_id, seq, bot_turn)
         return None
 
-    def notify_local(self, game_id: str, seq: int, bot_turn: bool = True) -> None:
-        """Game ``game_id`` now has events up to ``seq``; ``bot_turn``: a bot may be to act."""
-        if seq > self._latest.get(game_id, 0):
-            self._latest[game_id] = seq
-            self._latest.move_to_end(game_id)
+    def notify_local(self, table_id: str, seq: int, bot_turn: bool = True) -> None:
+        """Table ``table_id`` now has events up to ``seq``; ``bot_turn``: a bot may be to act."""
+        if seq > self._latest.get(table_id, 0):
+            self._latest[table_id] = seq
+            self._latest.move_to_end(table_id)
             while len(self._latest) > LATEST_SEQS_KEPT:
                 self._latest.popitem(last=False)
         if bot_turn:
             self._wake_bots()
-        for waiter in self._waiters.get(game_id, ()):
+        for waiter in self._waiters.get(table_id, ()):
             if seq > waiter.after_seq and not waiter.woken.done():
                 waiter.woken.set_result(None)
 
@@ -371,16 +371,16 @@ class NatsNotifier(Notifier):
         url = getattr(self._client, "connected_url", None)
         return url.geturl() if url is not None else ",".join(self.servers)
 
-    def committed(self, game_id: str, seq: int, bot_turn: bool = True) -> Awaitable[None] | None:
-        self.notify_local(game_id, seq, bot_turn)
+    def committed(self, table_id: str, seq: int, bot_turn: bool = True) -> Awaitable[None] | None:
+        self.notify_local(table_id, seq, bot_turn)
         subject = BOT_SUBJECT if bot_turn else TABLE_SUBJECT
-        return self._publish(subject, f"{game_id}:{seq}".encode())
+        return self._publish(subject, f"{table_id}:{seq}".encode())
 
     async def _heard(self, message: Any) -> None:
         parsed = parse_note(message.data.decode())
         if parsed is not None:
-            game_id, seq, _ = parsed
-            self.notify_local(game_id, seq, message.subject == BOT_SUBJECT)
+            table_id, seq, _ = parsed
+            self.notify_local(table_id, seq, message.subject == BOT_SUBJECT)
 
     async def _publish(self, subject: str, payload: bytes) -> None:
         try:

@@ -55,7 +55,7 @@ class ReplayMismatch(Exception):
 
     def __init__(self, event: StoredEvent, got: str) -> None:
         super().__init__(
-            f"table {event.game_id}: event {event.seq} ({event.type}) should leave the game "
+            f"table {event.table_id}: event {event.seq} ({event.type}) should leave the game "
             f"in the state with digest {event.digest}, but replaying it gives {got}"
         )
         self.seq = event.seq

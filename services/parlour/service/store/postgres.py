@@ -372,7 +372,7 @@ async def _append(conn: Connection, params: dict[str, Any], notify: bool) -> Non
 
 def _event_row(event: StoredEvent) -> tuple[Any, ...]:
     return (
-        event.game_id,
+        event.table_id,
         event.seq,
         event.type,
         event.schema_version,

@@ -23,6 +23,7 @@ metadata = sa.MetaData()
 events = sa.Table(
     "events",
     metadata,
+    # The table's id (StoredEvent.table_id): the column keeps its first name.
     sa.Column("game_id", sa.Text(), nullable=False),
     sa.Column("seq", sa.Integer(), nullable=False),
     sa.Column("type", sa.Text(), nullable=False),

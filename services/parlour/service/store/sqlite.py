@@ -381,12 +381,22 @@ def _turn_params(
     ]
 
 
+#: The one event field whose column has another name: the table's id keeps the
+#: column's first name, game_id (see schema.py).
+_COLUMN_OF_FIELD = {"table_id": "game_id"}
+_FIELD_OF_COLUMN = {column: field for field, column in _COLUMN_OF_FIELD.items()}
+
+
 def _event_rows(stored: list[StoredEvent]) -> list[dict[str, Any]]:
-    return [vars(event) for event in stored]  # the fields are the columns
+    return [
+        {_COLUMN_OF_FIELD.get(name, name): value for name, value in vars(event).items()}
+        for event in stored
+    ]
 
 
 def _stored(row: Any) -> StoredEvent:
-    return StoredEvent(**{**row, "created_at": aware(row["created_at"])})
+    fields = {_FIELD_OF_COLUMN.get(name, name): value for name, value in row.items()}
+    return StoredEvent(**{**fields, "created_at": aware(row["created_at"])})
 
 
 def _seat_params(table_id: str, seat_rows: Sequence[SeatRow]) -> list[dict[str, Any]]:

@@ -32,9 +32,9 @@ class NewEvent:
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """An event as recorded in a table's log (``game_id`` is the table's id)."""
+    """An event as recorded in the log of table ``table_id``."""
 
-    game_id: str
+    table_id: str
     seq: int
     type: str
     schema_version: int
@@ -131,9 +131,9 @@ class ConcurrencyConflict(StoreError):
 class DuplicateRequest(StoreError):
     """The request_id was already used for this table; ``first_seq`` is what it produced."""
 
-    def __init__(self, game_id: str, request_id: str, first_seq: int) -> None:
-        super().__init__(f"request {request_id!r} already produced event {first_seq} of {game_id}")
-        self.game_id = game_id
+    def __init__(self, table_id: str, request_id: str, first_seq: int) -> None:
+        super().__init__(f"request {request_id!r} already produced event {first_seq} of {table_id}")
+        self.table_id = table_id
         self.request_id = request_id
         self.first_seq = first_seq
 
