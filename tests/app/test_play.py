@@ -261,7 +261,7 @@ async def test_a_game_played_to_the_end_finishes_and_hides_every_other_hand(
     chooser = random.Random(f"{game}-{seats}")
     mirror, moves = Folded(), 0  # the log folded as it grows: the truth to check views by
     while True:
-        fold(await store.read(seated.table_id, mirror.seq), mirror)
+        fold(await store.read(seated.table_id, mirror.version), mirror)
         state = mirror.state
         assert state is not None
         if state.is_over:

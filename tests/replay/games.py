@@ -80,12 +80,12 @@ async def play_moves(app: Parlour, played: Played, rng: random.Random, moves: in
             seat,
             played.credentials(seat),
             action,
-            expected_version=mirror.seq,
+            expected_version=mirror.version,
         )
-        if snap.version == mirror.seq + 1:
-            mirror.apply(_action_event(played.table_id, mirror.seq + 1, seat, action))
+        if snap.version == mirror.version + 1:
+            mirror.apply(_action_event(played.table_id, mirror.version + 1, seat, action))
         else:  # a deal (or the end) followed: read what the service recorded
-            fold(await store.read(played.table_id, mirror.seq), mirror)
+            fold(await store.read(played.table_id, mirror.version), mirror)
 
 
 async def play_game(app: Parlour, game: str, seats: int, rng: random.Random) -> Played:

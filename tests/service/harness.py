@@ -100,9 +100,9 @@ class Truth:
     folded: Folded = field(default_factory=Folded)
 
     def at(self, version: int) -> Folded:
-        if version < self.folded.seq:
+        if version < self.folded.version:
             self.folded = Folded()
-        fold(self.log.read(self.table_id, self.folded.seq, version), self.folded)
+        fold(self.log.read(self.table_id, self.folded.version, version), self.folded)
         return self.folded
 
 

@@ -31,7 +31,7 @@ async def test_a_resent_request_gives_its_first_answer_and_one_event(tmp_path: P
         state = played.mirror.state
         assert state is not None
         first, second = state.legal_actions(0)[:2]  # two cards seat 0 may pass
-        version = played.mirror.seq
+        version = played.mirror.version
         done = await app.act(table_id, 0, me, first, expected_version=version, request_id="r1")
         assert done.version == version + 1 and not done.duplicate
         # resent as it was: its version is stale now, the cached state answers

@@ -455,7 +455,7 @@ async def test_with_nats_stopped_mid_game_every_watcher_catches_up_and_no_move_i
             replayed = Folded()
             for event in events:  # every digest checked: the chain is whole
                 replayed.apply(event, check_digest=True)
-            assert replayed.seq == version
+            assert replayed.version == version
             assert all(event.digest for event in events if event.type == EventType.ACTION_TAKEN)
             for updates in seen:  # each saw every event once, in order
                 assert versions_seen(updates) == list(range(1, version + 1))

@@ -35,8 +35,8 @@ def losing(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Make every append lose its race from now on; the versions each was tried at."""
     tried: list[int] = []
 
-    async def lose(table_id: str, expected_seq: int, *args: Any, **kwargs: Any) -> Any:
-        tried.append(expected_seq)
+    async def lose(table_id: str, expected_version: int, *args: Any, **kwargs: Any) -> Any:
+        tried.append(expected_version)
         raise ConcurrencyConflict(table_id)
 
     monkeypatch.setattr(store, "append", lose)
@@ -70,14 +70,14 @@ async def test_an_unpinned_move_is_tried_twice_then_refused(
     tried = losing(app.store, monkeypatch)
     with pytest.raises(LostRace, match="another move reached table"):
         await app.act(played.table_id, 0, played.credentials(0), move)
-    assert tried == [played.mirror.seq] * 2
+    assert tried == [played.mirror.version] * 2
 
 
 async def test_a_pinned_move_is_refused_at_its_first_lost_race(
     app: Parlour, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     played, move = await first_move(app)
-    version = played.mirror.seq
+    version = played.mirror.version
     tried = losing(app.store, monkeypatch)
     with pytest.raises(LostRace):
         await app.act(played.table_id, 0, played.credentials(0), move, expected_version=version)
@@ -88,7 +88,7 @@ async def test_a_fold_changed_by_a_move_that_lost_its_race_is_folded_again(
     app: Parlour, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     played, move = await first_move(app)
-    version = played.mirror.seq
+    version = played.mirror.version
     losing(app.store, monkeypatch)
     with pytest.raises(LostRace):
         await app.act(played.table_id, 0, played.credentials(0), move, expected_version=version)
@@ -104,7 +104,7 @@ async def test_an_illegal_move_keeps_the_cached_fold(
     app: Parlour, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     played, _ = await first_move(app)
-    version = played.mirror.seq
+    version = played.mirror.version
     state = played.mirror.state
     assert state is not None
     held = {str(card) for card in state.hand(0)}

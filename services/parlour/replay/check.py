@@ -187,11 +187,11 @@ def replay(
     folded = Folded()
     checker = deals if deals is not None else DealChecker()
     for stored in events:
-        if stored.seq != folded.seq + 1:
+        if stored.seq != folded.version + 1:
             raise ReplayError(
                 stored.seq,
                 stored.type,
-                f"the event after {folded.seq}",
+                f"the event after {folded.version}",
                 f"seq {stored.seq}",
                 "the log has a gap or is out of order",
             )

@@ -46,7 +46,7 @@ class Duties:
             deadline = folded.clock.deadline(seat)
             now = utcnow()
             if (
-                folded.seq != version
+                folded.version != version
                 or folded.ended
                 or folded.state is None
                 or folded.state.is_over
@@ -124,7 +124,7 @@ class Duties:
         async def end(unit: Unit) -> bool:
             folded = unit.folded
             state = started(folded, table_id)
-            if folded.ended or state.is_over or folded.seq != table.version:
+            if folded.ended or state.is_over or folded.version != table.version:
                 return False
             await unit.commit(
                 [GameAbandoned(tuple(state.scores())).new()],

@@ -242,7 +242,9 @@ class Lobby:
                 started = GameStarted(
                     tuple(folded.seat_entropy.get(seat, "") for seat in range(table.seats))
                 )
-            folded.apply(_synthetic(table_id, folded.seq + 1, GameStarted.TYPE, started.payload()))
+            folded.apply(
+                _synthetic(table_id, folded.version + 1, GameStarted.TYPE, started.payload())
+            )
             events = [started.new(), *self.dealer.deal_due(folded)]
             now = utcnow()
             assert folded.state is not None

@@ -117,7 +117,7 @@ class Play:
             check_reached(table_id, lobby.version, min_version)
             return lobby
         async with self.tables.unit(table_id, fresh_from=min_version) as unit:
-            check_reached(table_id, unit.folded.seq, min_version)
+            check_reached(table_id, unit.folded.version, min_version)
             state = started(unit.folded, table_id)
             return seat_view(unit.folded, table, state.view(seat))
 
@@ -180,10 +180,10 @@ class Play:
                     f"seat {seat} is played by a bot since its clock ran out; take the "
                     "seat back first (PlayService.ReturnToSeat with its token)"
                 )
-            if expected_version is not None and expected_version != folded.seq:
+            if expected_version is not None and expected_version != folded.version:
                 raise StaleVersion(
                     f"version {expected_version} is stale: table {table_id} is at "
-                    f"version {folded.seq}; fetch the view and decide again"
+                    f"version {folded.version}; fetch the view and decide again"
                 )
             action = _resolve(state, seat, move)
             state.apply(seat, action)  # raises before changing anything
@@ -265,7 +265,7 @@ class Play:
                 if event.type not in (CardsDealt.TYPE, GameFinished.TYPE):
                     break
                 end = event.seq
-            if folded.seq != end:
+            if folded.version != end:
                 folded = fold(await self.store.read(table_id, 0, end))
             state = started(folded, table_id)
             return replace(seat_view(folded, table, state.view(seat)), version=end, duplicate=True)
@@ -302,7 +302,7 @@ class Play:
             latest = table.version
         else:
             async with self.tables.unit(table.table_id) as unit:
-                latest = unit.folded.seq
+                latest = unit.folded.version
         check_reached(table.table_id, latest, version, "from_version")
 
     async def _changes_since(
@@ -319,12 +319,12 @@ class Play:
         async with self.tables.unit(table_id, after=sent) as unit:
             folded, events = unit.folded, unit.read
             state = started(folded, table_id)
-            if folded.seq <= sent:
+            if folded.version <= sent:
                 return None, state.is_over or bool(folded.ended)
             seen = seat_view(folded, table, state.view(seat))
         news = tuple(event for event in events if event.seq > sent)
-        if len(news) < folded.seq - sent:  # the cache was ahead of what we read
-            news = tuple(await self.store.read(table_id, sent, folded.seq))
+        if len(news) < folded.version - sent:  # the cache was ahead of what we read
+            news = tuple(await self.store.read(table_id, sent, folded.version))
         over = seen.view is not None and seen.view.is_over
         return replace(seen, events=news), over or bool(seen.ended)
 

@@ -69,7 +69,7 @@ class Unit:
         self.table_id = table_id
         self.folded = folded
         #: the version the table was at when the unit began: the commit appends after it
-        self.seq = folded.seq
+        self.version = folded.version
         self.read = read
         self.committed = False
         self._changed = False
@@ -108,7 +108,7 @@ class Unit:
             self._changed = True
         stored = await self.store.append(
             self.table_id,
-            self.seq,
+            self.version,
             events,
             request_id=request_id,
             table_status=table_status,
@@ -119,7 +119,7 @@ class Unit:
             now=now,
         )
         if applied:
-            self.folded.seq = stored[-1].seq
+            self.folded.version = stored[-1].seq
         self.committed = True
         return stored
 
@@ -170,7 +170,7 @@ class Tables:
         """
         async with self._lock(table_id):
             folded = self._states.get(table_id)
-            if folded is None or fresh_from is None or folded.seq < fresh_from:
+            if folded is None or fresh_from is None or folded.version < fresh_from:
                 folded, read = await self._refresh(table_id, after)
             else:
                 read = []
@@ -240,13 +240,13 @@ class Tables:
     async def _refresh(self, table_id: str, after: int | None) -> tuple[Folded, list[StoredEvent]]:
         """Bring the cached fold up to the store's latest event (under the lock)."""
         folded = self._states.get(table_id) or Folded()
-        start = folded.seq if after is None else min(folded.seq, after)
+        start = folded.version if after is None else min(folded.version, after)
         events = await self.store.read(table_id, start)
         try:
             fold(events, folded)
         except BaseException:
             self._evict(table_id)
             raise
-        if folded.seq:  # (no table, nothing to keep)
+        if folded.version:  # (no table, nothing to keep)
             self._remember(table_id, folded)
         return folded, events

@@ -61,7 +61,7 @@ def seat_view(folded: Folded, table: TableRow, view: View) -> SeatView:
             if deadline is not None and not folded.ended and not view.is_over:
                 deadlines[seat] = deadline
     return SeatView(
-        folded.seq,
+        folded.version,
         table,
         view,
         away=frozenset(clock.away),
@@ -73,7 +73,7 @@ def seat_view(folded: Folded, table: TableRow, view: View) -> SeatView:
 
 def started(folded: Folded, table_id: str) -> GameState:
     """The game's state, refused while there is no table or no game yet."""
-    if folded.seq == 0:
+    if folded.version == 0:
         raise TableNotFound(f"no table {shorten(table_id)}")
     if folded.state is None:
         raise WrongTableState(f"the game at table {table_id} has not started")

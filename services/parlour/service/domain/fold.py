@@ -66,13 +66,13 @@ class ReplayMismatch(Exception):
 
 @dataclass
 class Folded:
-    """A table's engine state after its events up to ``seq``.
+    """A table's engine state at ``version`` (the seq of the last event folded in).
 
     ``state`` is None until the game has started. ``hosted`` is the
     TableHosted event (game, seats, options...), ``setup`` its payload.
     """
 
-    seq: int = 0
+    version: int = 0
     setup: dict[str, Any] = field(default_factory=dict)
     state: GameState | None = None
     #: the digest of the last event that carries one (what the next one chains to)
@@ -90,11 +90,11 @@ class Folded:
     hosted: TableHosted | None = None
 
     def apply(self, event: StoredEvent, *, check_digest: bool = False) -> None:
-        """Fold one more event (its seq must follow ``self.seq``)."""
+        """Fold one more event (its seq must follow ``self.version``)."""
         self.take(decode(event), event, check_digest=check_digest)
 
     def take(self, typed: DomainEvent, event: StoredEvent, *, check_digest: bool = False) -> None:
-        """Fold ``typed``, the decoded ``event`` (its seq must follow ``self.seq``)."""
+        """Fold ``typed``, the decoded ``event`` (its seq must follow ``self.version``)."""
         previous = self.digest
         # Class patterns without sub-patterns: matching fields positionally
         # costs more than reading them, and this runs for every event.
@@ -116,7 +116,7 @@ class Folded:
                 if got != event.digest:
                     raise ReplayMismatch(event, got)
             self.digest = event.digest
-        self.seq = event.seq
+        self.version = event.seq
 
     def _lobby(self, typed: DomainEvent, event: StoredEvent) -> None:
         """Fold the events around the game: set-up, seating, start, clocks, the end."""
@@ -212,7 +212,7 @@ def fold(events: Iterable[StoredEvent], into: Folded | None = None) -> Folded:
     """Fold ``events`` (in seq order) onto ``into`` (or onto a fresh table)."""
     folded = into if into is not None else Folded()
     for event in events:
-        if event.seq > folded.seq:
+        if event.seq > folded.version:
             folded.apply(event)
     return folded
 

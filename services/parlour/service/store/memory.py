@@ -122,7 +122,7 @@ class MemoryEventStore(EventStore):
         request_id = stored[0].request_id
         with memory.lock:
             table = memory.tables.get(table_id)
-            if table is None or table.version != append.expected_seq:
+            if table is None or table.version != append.expected_version:
                 raise AppendRefused(version_moved=True)
             if request_id is not None and (table_id, request_id) in memory.requests:
                 raise AppendRefused(version_moved=False)  # the unique (table, request id)

@@ -147,7 +147,7 @@ class PostgresEventStore(EventStore):
         last = stored[-1].seq
         params = {
             "g": table_id,
-            "expected": append.expected_seq,
+            "expected": append.expected_version,
             "new_version": last,
             "now": stored[0].created_at,
             "new_status": append.table_status and str(append.table_status),

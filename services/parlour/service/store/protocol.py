@@ -1,7 +1,9 @@
 """The event store protocol: an append-only log per table plus the lobby projections.
 
-A stored event is (table_id, seq, type, payload). The key (table_id, seq) is the
-optimistic-concurrency check: a writer appends at ``expected_seq + 1`` and,
+A stored event is (table_id, seq, type, payload): ``seq`` is its place in its
+table's log (1, 2, ...), and a table's ``version`` is the seq of its latest
+event (0 before any). The key (table_id, seq) is the optimistic-concurrency
+check: a writer appends at ``expected_version + 1`` and,
 of two writers that read the same version, only one can; the other gets
 :class:`ConcurrencyConflict` and nothing of its append is written. Driver
 errors are translated at this boundary (``raise ... from``): callers see
@@ -122,7 +124,7 @@ class PendingAppend:
     """An append as an implementation writes it: the events in their stored form."""
 
     table_id: str
-    expected_seq: int
+    expected_version: int
     stored: list[StoredEvent]
     table_status: TableStatus | None
     seat_updates: Sequence[SeatRow]
@@ -182,7 +184,7 @@ class EventStore(ABC):
     async def append(
         self,
         table_id: str,
-        expected_seq: int,
+        expected_version: int,
         events: list[NewEvent],
         *,
         request_id: str | None = None,
@@ -193,12 +195,12 @@ class EventStore(ABC):
         person_active_at: datetime | None = None,
         now: datetime | None = None,
     ) -> list[StoredEvent]:
-        """Append at ``expected_seq + 1 ..`` with the projection changes, all or nothing.
+        """Append at ``expected_version + 1 ..`` with the projection changes, all or nothing.
 
         ``bot_turn``: the append leaves a bot to act (the notifier wakes idle AI workers).
 
         :class:`ConcurrencyConflict` if the table is no longer at
-        ``expected_seq``, :class:`DuplicateRequest` if ``request_id`` was used
+        ``expected_version``, :class:`DuplicateRequest` if ``request_id`` was used
         on this table before, :class:`UnknownTable` if there is no such table.
         ``turns`` replaces the table's rows of the "who must act now"
         projection; ``now`` is the events' time (the caller's, when it derived
@@ -206,10 +208,10 @@ class EventStore(ABC):
         """
         if not events:
             raise ValueError("append needs at least one event")
-        stored = stored_events(table_id, expected_seq, events, request_id, now or utcnow())
+        stored = stored_events(table_id, expected_version, events, request_id, now or utcnow())
         pending = PendingAppend(
             table_id,
-            expected_seq,
+            expected_version,
             stored,
             table_status,
             seat_updates,
@@ -226,7 +228,7 @@ class EventStore(ABC):
                     raise DuplicateRequest(table_id, request_id, first) from refused
             if refused.version_moved:
                 await self.get_table(table_id)  # UnknownTable if there is none
-            message = f"{table_id} is no longer at version {expected_seq}"
+            message = f"{table_id} is no longer at version {expected_version}"
             raise ConcurrencyConflict(message) from refused
         await self._announce(table_id, stored[-1].seq, bot_turn)
         return stored
@@ -247,7 +249,7 @@ class EventStore(ABC):
     @abstractmethod
     async def _append(self, append: PendingAppend) -> None:
         """Write the events and projection changes in one transaction if the table is at
-        ``expected_seq``; else write nothing and raise :class:`AppendRefused`."""
+        ``expected_version``; else write nothing and raise :class:`AppendRefused`."""
 
     @abstractmethod
     async def read(
@@ -347,17 +349,17 @@ def connection_budget(connections: int | None = None) -> int:
 
 def stored_events(
     table_id: str,
-    expected_seq: int,
+    expected_version: int,
     events: list[NewEvent],
     request_id: str | None,
     now: datetime,
 ) -> list[StoredEvent]:
-    """``events`` as they are stored at seq ``expected_seq + 1 ..``; the request id goes
+    """``events`` as they are stored at seq ``expected_version + 1 ..``; the request id goes
     on the first only (the UNIQUE (table_id, request_id) guard)."""
     return [
         StoredEvent(
             table_id,
-            expected_seq + offset,
+            expected_version + offset,
             event.type,
             event.schema_version,
             event.payload,

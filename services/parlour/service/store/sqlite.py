@@ -128,7 +128,7 @@ class SqliteEventStore(EventStore):
     def _write_events(self, append: store.PendingAppend) -> None:
         bump = {
             "g": append.table_id,
-            "expected": append.expected_seq,
+            "expected": append.expected_version,
             "new_version": append.stored[-1].seq,
             "now": append.stored[0].created_at,
             "new_status": append.table_status and str(append.table_status),
