@@ -97,7 +97,7 @@ class Duties:
         """End an open table whose last person activity was before ``before`` (TableExpired)."""
 
         async def end(unit: Unit) -> bool:
-            table = await self.tables.get_table(table_id)
+            table = await unit.row()
             if table.status != TableStatus.OPEN:
                 return False
             if table.person_active_at is None or table.person_active_at >= before:
@@ -110,7 +110,7 @@ class Duties:
             )
             return True
 
-        return await self._quietly(table_id, end)
+        return await self._quietly(table_id, end, folded=False)
 
     async def abandon(self, table_id: str, before: datetime) -> bool:
         """End a playing table no person moved since ``before``: GameAbandoned, with the
@@ -138,11 +138,13 @@ class Duties:
 
         return await self._quietly(table_id, end)
 
-    async def _quietly(self, table_id: str, body: Callable[[Unit], Awaitable[bool]]) -> bool:
-        """``body`` in a unit of work; a lost race (another replica's sweeper, a move)
-        is no error: False."""
+    async def _quietly(
+        self, table_id: str, body: Callable[[Unit], Awaitable[bool]], *, folded: bool = True
+    ) -> bool:
+        """``body`` in a unit of work (``folded``: see ``Tables.unit``); a lost race
+        (another replica's sweeper, a move) is no error: False."""
         try:
-            async with self.tables.unit(table_id) as unit:
+            async with self.tables.unit(table_id, folded=folded) as unit:
                 return await body(unit)
         except ConcurrencyConflict:
             return False

@@ -184,7 +184,7 @@ class Lobby:
         entropy = entropy_hex(entropy, "entropy")
 
         async def take(unit: Unit) -> tuple[int, str]:
-            table = await self.get_table(table_id)
+            table = await unit.row()
             require_open(table, "join")
             taken = pick_seat(list(table.seat_rows), seat, table.seats)
             token = auth.new_token()
@@ -203,7 +203,7 @@ class Lobby:
             return taken, token
 
         taken, token = await self.tables.run(
-            table_id, take, lost="the table changed while joining; try again"
+            table_id, take, lost="the table changed while joining; try again", folded=False
         )
         return Joined(taken, token, await self.get_table(table_id))
 
@@ -211,7 +211,7 @@ class Lobby:
         """Give up a seat at an open table; its token stops working."""
 
         async def free(unit: Unit) -> None:
-            table = await self.get_table(table_id)
+            table = await unit.row()
             check_seat(table, seat, credentials, self._worker_token_hash)
             require_open(table, "leave")
             await unit.commit(
@@ -220,7 +220,9 @@ class Lobby:
                 seat_updates=[SeatRow(seat=seat, kind=SeatKind.PERSON)],
             )
 
-        await self.tables.run(table_id, free, lost="the table changed while leaving; try again")
+        await self.tables.run(
+            table_id, free, lost="the table changed while leaving; try again", folded=False
+        )
         return await self.get_table(table_id)
 
     async def start(self, table_id: str, credentials: Credentials) -> TableRow:

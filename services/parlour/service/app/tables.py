@@ -8,8 +8,10 @@ seq, so a stale cache can only cost a retry, never a wrong answer.
 A :class:`Unit` is one table's unit of work (cosmicpython's model): it holds
 the table's in-process lock, brings the cached fold up to date, appends the
 new events at the fold's seq on :meth:`Unit.commit`, and evicts the cached
-state unless committed once the fold was changed. :meth:`Tables.run` runs a
-use case in a unit and retries a lost race once, where the use case wants it.
+state unless committed once the fold was changed. A lobby change works on the
+table's row instead (``folded=False``: no events read): it appends after the
+version :meth:`Unit.row` read. :meth:`Tables.run` runs a use case in a unit
+and retries a lost race once, where the use case wants it.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ import asyncio
 import contextlib
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
@@ -60,19 +61,41 @@ class Unit:
     ``read`` the events that read brought.
     A use case that changes ``folded`` ahead of its append says so with
     :meth:`changing`; if it then does not commit, the cached state is evicted.
+    A unit opened without its fold has only :meth:`row` to go by.
     """
 
     def __init__(
-        self, store: EventStore, table_id: str, folded: Folded, read: list[StoredEvent]
+        self,
+        tables: Tables,
+        table_id: str,
+        folded: Folded | None,
+        read: list[StoredEvent],
     ) -> None:
-        self.store = store
+        self.store = tables.store
+        self._tables = tables
         self.table_id = table_id
-        self.folded = folded
-        #: the version the table was at when the unit began: the commit appends after it
-        self.version = folded.version
+        self._folded = folded
+        #: the version the table was at when the unit began (or its row was read):
+        #: the commit appends after it
+        self.version: int | None = None if folded is None else folded.version
         self.read = read
         self.committed = False
         self._changed = False
+
+    @property
+    def folded(self) -> Folded:
+        """The table's engine state (only in a unit opened with its fold)."""
+        if self._folded is None:
+            raise RuntimeError(f"the unit on {self.table_id} was opened without its fold")
+        return self._folded
+
+    async def row(self) -> TableRow:
+        """The table's row as the store has it now; a unit opened without its fold
+        appends after the version this read."""
+        table = await self._tables.get_table(self.table_id)
+        if self._folded is None:
+            self.version = table.version
+        return table
 
     def changing(self) -> Folded:
         """The fold, about to be changed ahead of the commit (evicted unless committed)."""
@@ -106,6 +129,8 @@ class Unit:
         """
         if applied:
             self._changed = True
+        if self.version is None:
+            raise RuntimeError(f"the unit on {self.table_id} has no version to append after")
         stored = await self.store.append(
             self.table_id,
             self.version,
@@ -158,28 +183,22 @@ class Tables:
                 self._rows.popitem(last=False)
         return row
 
-    @asynccontextmanager
-    async def unit(
-        self, table_id: str, *, fresh_from: int | None = None, after: int | None = None
-    ) -> AsyncIterator[Unit]:
-        """A unit of work on the table, under its lock (see :class:`Unit`).
+    def unit(
+        self,
+        table_id: str,
+        *,
+        fresh_from: int | None = None,
+        after: int | None = None,
+        folded: bool = True,
+    ) -> _Opening:
+        """A unit of work on the table, under its lock (see :class:`Unit`), for ``async with``.
 
         The store is read unless the cached fold has reached ``fresh_from``
         (None: always read). The events read start after ``min(cached seq,
-        after)``, so a watcher gets its events in the same read.
+        after)``, so a watcher gets its events in the same read. With
+        ``folded=False`` no events are read (a lobby change: see :meth:`Unit.row`).
         """
-        async with self._lock(table_id):
-            folded = self._states.get(table_id)
-            if folded is None or fresh_from is None or folded.version < fresh_from:
-                folded, read = await self._refresh(table_id, after)
-            else:
-                read = []
-            unit = Unit(self.store, table_id, folded, read)
-            try:
-                yield unit
-            finally:
-                if unit.changed and not unit.committed:
-                    self._evict(table_id)
+        return _Opening(self, table_id, fresh_from, after, folded)
 
     async def run(
         self,
@@ -190,19 +209,21 @@ class Tables:
         retry: bool = True,
         fresh_from: int | None = None,
         counted: bool = False,
+        folded: bool = True,
     ) -> T:
         """``body`` in a unit of work; a lost race is tried once more in a fresh unit
         (if ``retry``), else answered :class:`LostRace` with the message ``lost``.
 
         ``fresh_from`` is for the first try only: a retry always reads the store.
         ``counted``: lost races count in ``parlour_append_conflicts``.
+        ``folded``: see :meth:`unit`.
         """
         if retry:
             with contextlib.suppress(ConcurrencyConflict):
-                return await self._once(table_id, body, fresh_from, counted)
+                return await self._once(table_id, body, fresh_from, counted, folded)
             fresh_from = None
         try:
-            return await self._once(table_id, body, fresh_from, counted)
+            return await self._once(table_id, body, fresh_from, counted, folded)
         except ConcurrencyConflict:
             raise LostRace(lost) from None
 
@@ -212,9 +233,10 @@ class Tables:
         body: Callable[[Unit], Awaitable[T]],
         fresh_from: int | None,
         counted: bool,
+        folded: bool,
     ) -> T:
         try:
-            async with self.unit(table_id, fresh_from=fresh_from) as unit:
+            async with self.unit(table_id, fresh_from=fresh_from, folded=folded) as unit:
                 return await body(unit)
         except ConcurrencyConflict:
             if counted:
@@ -250,3 +272,51 @@ class Tables:
         if folded.version:  # (no table, nothing to keep)
             self._remember(table_id, folded)
         return folded, events
+
+
+class _Opening:
+    """``async with tables.unit(...)``: takes the table's lock and opens the unit; on the
+    way out evicts the cached state the unit changed without committing, and unlocks.
+    (A class rather than an ``asynccontextmanager``: every move goes through it.)"""
+
+    __slots__ = ("_after", "_folded", "_fresh_from", "_lock", "_table_id", "_tables", "_unit")
+
+    def __init__(
+        self,
+        tables: Tables,
+        table_id: str,
+        fresh_from: int | None,
+        after: int | None,
+        folded: bool,
+    ) -> None:
+        self._tables = tables
+        self._table_id = table_id
+        self._fresh_from = fresh_from
+        self._after = after
+        self._folded = folded
+        self._lock = tables._lock(table_id)
+        self._unit: Unit | None = None
+
+    async def __aenter__(self) -> Unit:
+        await self._lock.acquire()
+        try:
+            tables, table_id = self._tables, self._table_id
+            state = tables._states.get(table_id)
+            read: list[StoredEvent] = []
+            if not self._folded:
+                state = None
+            elif state is None or self._fresh_from is None or state.version < self._fresh_from:
+                state, read = await tables._refresh(table_id, self._after)
+            self._unit = Unit(tables, table_id, state, read)
+            return self._unit
+        except BaseException:
+            self._lock.release()
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        unit = self._unit
+        try:
+            if unit is not None and unit.changed and not unit.committed:
+                self._tables._evict(self._table_id)
+        finally:
+            self._lock.release()
