@@ -17,7 +17,6 @@ and retries a lost race once, where the use case wants it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -48,52 +47,82 @@ def turn_rows(folded: Folded, table: TableRow) -> list[TurnRow]:
     return folded.clock.rows(table.game, bots)
 
 
+def _lost(counted: bool) -> None:
+    if counted:  # lost races of moves count in parlour_append_conflicts
+        metrics.APPEND_CONFLICTS.inc()
+
+
 def leaves_bot_turn(turns: Sequence[TurnRow]) -> bool:
     """Whether the projection rows leave a bot (or a seat played by a bot) to act."""
     return any(turn.kind == SeatKind.BOT for turn in turns)
 
 
 class Unit:
-    """One table's unit of work: made by :meth:`Tables.unit`, under the table's lock.
+    """One table's unit of work, made by :meth:`Tables.unit` for ``async with``.
 
-    ``folded`` is the cached fold, brought up to date with the store when
-    the unit began (or found recent enough, see :meth:`Tables.unit`);
-    ``read`` the events that read brought.
-    A use case that changes ``folded`` ahead of its append says so with
-    :meth:`changing`; if it then does not commit, the cached state is evicted.
-    A unit opened without its fold has only :meth:`row` to go by.
+    Entering takes the table's lock and sets ``folded``, the cached fold
+    brought up to date with the store (or found recent enough, see
+    :meth:`Tables.unit`), and ``read``, the events that read brought; leaving
+    evicts the cached state if the unit changed it without committing, and
+    unlocks. A use case that changes ``folded`` ahead of its append says so
+    with :meth:`changing`. A unit opened without its fold has no ``folded``,
+    only :meth:`row` to go by. (A class rather than an ``asynccontextmanager``:
+    every move goes through it.)
     """
+
+    #: the table's engine state (absent in a unit opened without its fold)
+    folded: Folded
 
     def __init__(
         self,
         tables: Tables,
         table_id: str,
-        folded: Folded | None,
-        read: list[StoredEvent],
+        fresh_from: int | None = None,
+        after: int | None = None,
+        with_fold: bool = True,
     ) -> None:
         self.store = tables.store
         self._tables = tables
         self.table_id = table_id
-        self._folded = folded
+        self._fresh_from = fresh_from
+        self._after = after
+        self._with_fold = with_fold
+        self._lock = tables._lock(table_id)
         #: the version the table was at when the unit began (or its row was read):
         #: the commit appends after it
-        self.version: int | None = None if folded is None else folded.version
-        self.read = read
+        self.version: int | None = None
+        self.read: list[StoredEvent] = []
         self.committed = False
         self._changed = False
 
-    @property
-    def folded(self) -> Folded:
-        """The table's engine state (only in a unit opened with its fold)."""
-        if self._folded is None:
-            raise RuntimeError(f"the unit on {self.table_id} was opened without its fold")
-        return self._folded
+    async def __aenter__(self) -> Unit:
+        await self._lock.acquire()
+        try:
+            if self._with_fold:
+                tables = self._tables
+                folded = tables._states.get(self.table_id)
+                fresh_from = self._fresh_from
+                if folded is None or fresh_from is None or folded.version < fresh_from:
+                    folded, self.read = await tables._refresh(self.table_id, self._after)
+                self.folded = folded
+                self.version = folded.version
+            return self
+        except BaseException:
+            self._lock.release()
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        try:
+            if self._changed and not self.committed:
+                self._tables._evict(self.table_id)
+        finally:
+            self._lock.release()
 
     async def row(self) -> TableRow:
         """The table's row as the store has it now; a unit opened without its fold
         appends after the version this read."""
         table = await self._tables.get_table(self.table_id)
-        if self._folded is None:
+        if not self._with_fold:
             self.version = table.version
         return table
 
@@ -101,10 +130,6 @@ class Unit:
         """The fold, about to be changed ahead of the commit (evicted unless committed)."""
         self._changed = True
         return self.folded
-
-    @property
-    def changed(self) -> bool:
-        return self._changed
 
     async def commit(
         self,
@@ -190,7 +215,7 @@ class Tables:
         fresh_from: int | None = None,
         after: int | None = None,
         folded: bool = True,
-    ) -> _Opening:
+    ) -> Unit:
         """A unit of work on the table, under its lock (see :class:`Unit`), for ``async with``.
 
         The store is read unless the cached fold has reached ``fresh_from``
@@ -198,7 +223,7 @@ class Tables:
         after)``, so a watcher gets its events in the same read. With
         ``folded=False`` no events are read (a lobby change: see :meth:`Unit.row`).
         """
-        return _Opening(self, table_id, fresh_from, after, folded)
+        return Unit(self, table_id, fresh_from, after, folded)
 
     async def run(
         self,
@@ -219,29 +244,18 @@ class Tables:
         ``folded``: see :meth:`unit`.
         """
         if retry:
-            with contextlib.suppress(ConcurrencyConflict):
-                return await self._once(table_id, body, fresh_from, counted, folded)
-            fresh_from = None
+            try:
+                async with Unit(self, table_id, fresh_from, None, folded) as unit:
+                    return await body(unit)
+            except ConcurrencyConflict:
+                _lost(counted)
+            fresh_from = None  # the retry reads the store
         try:
-            return await self._once(table_id, body, fresh_from, counted, folded)
-        except ConcurrencyConflict:
-            raise LostRace(lost) from None
-
-    async def _once(
-        self,
-        table_id: str,
-        body: Callable[[Unit], Awaitable[T]],
-        fresh_from: int | None,
-        counted: bool,
-        folded: bool,
-    ) -> T:
-        try:
-            async with self.unit(table_id, fresh_from=fresh_from, folded=folded) as unit:
+            async with Unit(self, table_id, fresh_from, None, folded) as unit:
                 return await body(unit)
         except ConcurrencyConflict:
-            if counted:
-                metrics.APPEND_CONFLICTS.inc()
-            raise
+            _lost(counted)
+            raise LostRace(lost) from None
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -272,51 +286,3 @@ class Tables:
         if folded.version:  # (no table, nothing to keep)
             self._remember(table_id, folded)
         return folded, events
-
-
-class _Opening:
-    """``async with tables.unit(...)``: takes the table's lock and opens the unit; on the
-    way out evicts the cached state the unit changed without committing, and unlocks.
-    (A class rather than an ``asynccontextmanager``: every move goes through it.)"""
-
-    __slots__ = ("_after", "_folded", "_fresh_from", "_lock", "_table_id", "_tables", "_unit")
-
-    def __init__(
-        self,
-        tables: Tables,
-        table_id: str,
-        fresh_from: int | None,
-        after: int | None,
-        folded: bool,
-    ) -> None:
-        self._tables = tables
-        self._table_id = table_id
-        self._fresh_from = fresh_from
-        self._after = after
-        self._folded = folded
-        self._lock = tables._lock(table_id)
-        self._unit: Unit | None = None
-
-    async def __aenter__(self) -> Unit:
-        await self._lock.acquire()
-        try:
-            tables, table_id = self._tables, self._table_id
-            state = tables._states.get(table_id)
-            read: list[StoredEvent] = []
-            if not self._folded:
-                state = None
-            elif state is None or self._fresh_from is None or state.version < self._fresh_from:
-                state, read = await tables._refresh(table_id, self._after)
-            self._unit = Unit(tables, table_id, state, read)
-            return self._unit
-        except BaseException:
-            self._lock.release()
-            raise
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        unit = self._unit
-        try:
-            if unit is not None and unit.changed and not unit.committed:
-                self._tables._evict(self._table_id)
-        finally:
-            self._lock.release()
