@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from parlour.contract.actions import legal_actions_from_proto, legal_entry
 from parlour.contract.cards import (
     SUIT_TO_PROTO,
-    card_code,
     card_codes,
     card_from_code,
     cards_from_codes,
@@ -73,10 +72,10 @@ def view_to_proto(value: View) -> play_pb2.View:
         hand=card_codes(value.hand),
         trump=SUIT_TO_PROTO[value.trump],
         trump_text=value.trump_text,
-        turned_card=card_code(value.turned_card),
+        turned_card="" if value.turned_card is None else str(value.turned_card),
         suit_in_force=SUIT_TO_PROTO[value.suit_in_force],
         suit_in_force_text=value.suit_in_force_text,
-        top_card=card_code(value.top_card),
+        top_card="" if value.top_card is None else str(value.top_card),
         contract=value.contract,
         pass_direction=value.pass_direction,
         passed_cards=card_codes(value.passed_cards),
@@ -87,7 +86,7 @@ def view_to_proto(value: View) -> play_pb2.View:
         notes=value.notes,
         end_reason=END_REASON_TO_PROTO[value.end_reason],
         passes_in_a_row=value.passes_in_a_row,
-        must_play_card=card_code(value.must_play),
+        must_play_card="" if value.must_play is None else str(value.must_play),
     )
     _fill_players(message, value.players)
     legal_actions = message.legal_actions
