@@ -98,6 +98,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a game with no person action for this long ends as abandoned; 0: never "
         f"(default: ${sweeper.ABANDON_SECONDS_ENV}, else {sweeper.DEFAULT_ABANDON_SECONDS:g})",
     )
+    parser.add_argument(
+        "--page-token-secret-file",
+        metavar="FILE",
+        default=None,
+        help="the secret that signs ListTables page tokens, shared by every replica: read "
+        "from FILE, else $PARLOUR_PAGE_TOKEN_SECRET_FILE, else $PARLOUR_PAGE_TOKEN_SECRET "
+        "(default: derived from the worker token, else random at start)",
+    )
     ops.tls_server_arguments(parser)
     ops.metrics_arguments(parser)
     ops.log_arguments(parser, debug_help="DEBUG also logs health checks")
@@ -127,6 +135,14 @@ def run(args: argparse.Namespace) -> int:
     ops.setup_logging(args)
     credentials = ops.tls_server_credentials(args)
     token = ops.worker_token(args)
+    page_secret = ops.secret("PARLOUR_PAGE_TOKEN_SECRET", file=args.page_token_secret_file)
+    if page_secret is not None and len(page_secret) < ops.MIN_SECRET_LENGTH:
+        print(
+            f"parlour serve: the page-token secret must be at least {ops.MIN_SECRET_LENGTH} "
+            "characters",
+            file=sys.stderr,
+        )
+        return 2
     ops.start_metrics(args.metrics_address)
     host = args.address.rsplit(":", 1)[0]
 
@@ -173,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
         sweep=sweeper.SweepSettings.from_env(
             args.sweep_seconds, args.open_table_seconds, args.abandon_seconds
         ),
+        page_secret=page_secret.encode() if page_secret else None,
     )
     try:
         event_loop(args.event_loop)(bootstrap.serve(settings, ready))

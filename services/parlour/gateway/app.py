@@ -211,7 +211,11 @@ def create_app(
         found = []
         for name in FORWARDED_HEADERS:
             query_name = name.removeprefix("x-parlour-").replace("-", "_")
-            value = request.headers.get(name) or request.query_params.get(query_name)
+            given = request.headers.getlist(name) + request.query_params.getlist(query_name)
+            if len(given) > 1:
+                # which of two tokens counts is no guess the gateway makes
+                raise BadInput(400, f"{name} was sent more than once; send it once")
+            value = given[0] if given else ""
             if value:
                 found.append((name, _token(name, value)))
         return tuple(found)

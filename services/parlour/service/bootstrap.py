@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import random
 import signal
 from collections.abc import Callable, Mapping, Sequence
@@ -57,6 +59,10 @@ class Settings:
     catch_up_seconds: float = WATCH_POLL_SECONDS
     #: how often the sweeper fires turn clocks and expiries (``sweeper.py``)
     sweep: SweepSettings = field(default_factory=SweepSettings)
+    #: signs ListTables page tokens (HMAC-SHA256); every replica must have the same.
+    #: None: derived from the worker token when there is one (the replicas share
+    #: it), else made up at start (tokens then work on this replica only)
+    page_secret: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,18 @@ class Replica:
     bot_turns: BotTurns
     sweeper: Sweeper
     server: GrpcServer
+
+
+def page_secret(settings: Settings) -> bytes | None:
+    """The page-token secret: the configured one, else one derived from the worker
+    token (so replicas that share it page alike), else None (random at start)."""
+    if settings.page_secret:
+        return settings.page_secret
+    if settings.worker_token:
+        return hmac.new(
+            settings.worker_token.encode(), b"parlour page tokens v1", hashlib.sha256
+        ).digest()
+    return None
 
 
 async def assemble(
@@ -89,6 +107,7 @@ async def assemble(
         bot_levels=settings.bot_levels,
         watch_poll_seconds=settings.catch_up_seconds,
         bot_act_guard=LeaseGuard(store).check_act,
+        page_secret=page_secret(settings),
     )
     bot_turns = BotTurns(
         app, notifier, worker_token=settings.worker_token, lease_seconds=settings.lease_seconds

@@ -45,7 +45,9 @@ Authentication is by call metadata (gRPC headers), never in messages:
                           (BotService.ClaimTurn), checked against the lease.
 Tokens are opaque URL-safe strings; the server keeps only their hashes, so
 a lost token cannot be recovered. A missing token is answered
-UNAUTHENTICATED, a wrong one PERMISSION_DENIED.
+UNAUTHENTICATED, a wrong one PERMISSION_DENIED. Each of these keys (every
+"x-parlour-" key, and "authorization") is sent at most once: a call that
+repeats one is INVALID_ARGUMENT, whatever the values.
 
 Versions: every table is an append-only list of events numbered 1, 2, 3...
 A table's `version` is the number of its latest event. Every view carries

@@ -167,9 +167,21 @@ def _check_text(where: str, text: str, limit: int) -> None:
         )
 
 
+def _is_credential(key: str) -> bool:
+    # every Parlour key (the tokens, the worker id, whatever identifies a caller later)
+    return key.startswith("x-parlour-") or key == "authorization"
+
+
 def check_metadata(metadata: Any) -> None:
-    """Raise :class:`LimitExceeded` for a Parlour header too long or with a control character."""
+    """Raise :class:`LimitExceeded` for a Parlour header too long or with a control
+    character, or sent more than once (which of two tokens would count is no
+    guess the server makes)."""
+    seen: set[str] = set()
     for key, value in metadata or ():
+        if _is_credential(key):
+            if key in seen:
+                raise LimitExceeded(f"metadata {key} was sent more than once; send it once")
+            seen.add(key)
         limit = METADATA_LIMITS.get(key)
         if limit is None:
             continue
