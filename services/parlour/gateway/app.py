@@ -23,10 +23,12 @@ or is too long (the field limits themselves are the service's to enforce).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import json
 import logging
+import math
 import pkgutil
 import secrets
 from collections.abc import AsyncIterator
@@ -48,6 +50,11 @@ from starlette.staticfiles import StaticFiles
 import parlour.v1
 
 FORWARDED_HEADERS = ("x-parlour-seat-token", "x-parlour-host-token")
+#: the metadata key naming the browser's address (the service trusts it from a
+#: gateway in its --trusted-proxies only)
+CLIENT_ADDRESS_KEY = "x-parlour-client-address"
+#: the service's trailing metadata key for the seconds to wait after a refusal
+RETRY_AFTER_KEY = "retry-after"
 #: Services for AI workers only (worker token): never offered to browsers.
 NOT_FOR_BROWSERS = frozenset({"BotService"})
 
@@ -57,6 +64,8 @@ log = logging.getLogger("parlour.gateway")
 MAX_BODY_BYTES = 256 * 1024
 #: The largest response message taken from the service (its own send limit).
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+#: How long a stream's answer waits for its first message (or refusal) before it starts.
+FIRST_MESSAGE_SECONDS = 1.0
 #: The longest token header passed on (tokens are 43 characters).
 MAX_TOKEN_CHARS = 200
 
@@ -140,6 +149,18 @@ def _error(code: grpc.StatusCode, message: str) -> JSONResponse:
     )
 
 
+def _rpc_error(exc: grpc.aio.AioRpcError) -> JSONResponse:
+    """The answer for a refused call: its status, and Retry-After when the service
+    said how long to wait (its ``retry-after`` trailing metadata; whole seconds here)."""
+    response = _error(exc.code(), exc.details() or "")
+    for key, value in exc.trailing_metadata() or ():
+        if key == RETRY_AFTER_KEY:
+            with contextlib.suppress(ValueError):
+                wait = float(value if isinstance(value, str) else value.decode())
+                response.headers["Retry-After"] = str(max(1, math.ceil(wait)))
+    return response
+
+
 def _refusal(status: int, message: str) -> JSONResponse:
     code = {413: "RESOURCE_EXHAUSTED", 404: "NOT_FOUND", 405: "UNIMPLEMENTED"}.get(
         status, "INVALID_ARGUMENT"
@@ -218,6 +239,8 @@ def create_app(
             value = given[0] if given else ""
             if value:
                 found.append((name, _token(name, value)))
+        if request.client is not None and request.client.host:
+            found.append((CLIENT_ADDRESS_KEY, request.client.host))
         return tuple(found)
 
     async def call(request: Request) -> Response:
@@ -233,8 +256,21 @@ def create_app(
         except ClientDisconnect:
             return _refusal(400, "the client went away before sending its request")
         if rpc.streaming:
+            stream = channel().unary_stream(
+                rpc.path,
+                request_serializer=rpc.request.SerializeToString,
+                response_deserializer=rpc.response.FromString,
+            )
+            watch = stream(message, metadata=sent_metadata)
+            # the first message (or the refusal) before the 200, if it comes at once: a
+            # stream refused on the spot (a rate, a cap, a bad token) is an HTTP error
+            first = asyncio.ensure_future(watch.read())
+            await asyncio.wait({first}, timeout=FIRST_MESSAGE_SECONDS)
+            if first.done() and isinstance(first.exception(), grpc.aio.AioRpcError):
+                watch.cancel()
+                return _rpc_error(first.exception())  # type: ignore[arg-type]
             return StreamingResponse(
-                _stream(channel(), rpc, message, sent_metadata),
+                _stream(watch, first),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
             )
@@ -248,7 +284,7 @@ def create_app(
         try:
             response = await method(message, metadata=sent_metadata, timeout=30)
         except grpc.aio.AioRpcError as exc:
-            return _error(exc.code(), exc.details() or "")
+            return _rpc_error(exc)
         return JSONResponse(_to_json(response))
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -295,18 +331,13 @@ def create_app(
     )
 
 
-async def _stream(
-    channel: grpc.aio.Channel, rpc: Rpc, message: Message, metadata: tuple[tuple[str, str], ...]
-) -> AsyncIterator[str]:
-    method = channel.unary_stream(
-        rpc.path,
-        request_serializer=rpc.request.SerializeToString,
-        response_deserializer=rpc.response.FromString,
-    )
-    call = method(message, metadata=metadata)
+async def _stream(call: Any, first: asyncio.Future[Any]) -> AsyncIterator[str]:
+    """The server-sent events of a stream whose first read is under way."""
     try:
-        async for response in call:
-            yield f"data: {json.dumps(_to_json(response))}\n\n"
+        message = await first
+        while message is not grpc.aio.EOF:
+            yield f"data: {json.dumps(_to_json(message))}\n\n"
+            message = await call.read()
         yield "event: end\ndata: {}\n\n"
     except grpc.aio.AioRpcError as exc:
         error = {"code": exc.code().name, "message": exc.details() or ""}

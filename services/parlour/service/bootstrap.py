@@ -24,6 +24,7 @@ from parlour.service.app import metrics
 from parlour.service.app.bots import DEFAULT_LEASE_SECONDS, BotTurns, LeaseGuard
 from parlour.service.app.parlour import WATCH_POLL_SECONDS, Parlour
 from parlour.service.app.sweeper import Sweeper, SweepSettings
+from parlour.service.grpc.rates import Rates
 from parlour.service.grpc.server import GrpcServer, build_server
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.store.open import open_store, upgrade_head
@@ -63,6 +64,11 @@ class Settings:
     #: None: derived from the worker token when there is one (the replicas share
     #: it), else made up at start (tokens then work on this replica only)
     page_secret: bytes | None = None
+    #: the rates and caps every caller is held to, per replica (``grpc/rates.py``)
+    rates: Rates = field(default_factory=Rates)
+    #: networks of proxies (the gateway) trusted to name the caller's address in
+    #: ``x-parlour-client-address``; none by default (every caller is its peer address)
+    trusted_proxies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,9 @@ async def assemble(
         bot_turns,
         bot_levels=settings.bot_levels,
         credentials=settings.credentials,
+        limiting=settings.rates,
+        worker_token=settings.worker_token,
+        trusted_proxies=settings.trusted_proxies,
     )
     return Replica(store, notifier, app, bot_turns, Sweeper(app, settings.sweep), server)
 
