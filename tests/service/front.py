@@ -11,14 +11,22 @@ from typing import Any
 import uvicorn
 
 from parlour.gateway.app import create_app
+from parlour.gateway.http import HttpLimits, server_config
 
 
 @asynccontextmanager
-async def gateway_in_front(address: str, **config: Any) -> AsyncIterator[str]:
-    """``http://127.0.0.1:PORT`` of a gateway to the service at ``address``
-    (``config``: more uvicorn.Config arguments)."""
-    settings = uvicorn.Config(
-        create_app(address), host="127.0.0.1", port=0, log_level="warning", **config
+async def gateway_in_front(
+    address: str, limits: HttpLimits | None = None, **config: Any
+) -> AsyncIterator[str]:
+    """``http://127.0.0.1:PORT`` of a gateway to the service at ``address``, served as
+    ``parlour gateway`` serves it (``config``: more uvicorn.Config arguments)."""
+    settings = server_config(
+        create_app(address),
+        "127.0.0.1",
+        0,
+        limits or HttpLimits(),
+        log_level="warning",
+        **config,
     )
     web = uvicorn.Server(settings)
     task = asyncio.create_task(web.serve())

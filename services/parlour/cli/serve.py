@@ -19,6 +19,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from parlour.cli import options as ops
+from parlour.cli.metrics_http import start_metrics
 from parlour.cli.options import database_url_argument, safe_url
 from parlour.service import bootstrap
 from parlour.service.app import sweeper
@@ -178,6 +179,19 @@ def event_loop(name: str) -> Callable[[Coroutine[Any, Any, None]], None]:
     return asyncio.run
 
 
+async def _serve(
+    settings: bootstrap.Settings, ready: Callable[[int], None], metrics_address: str | None
+) -> None:
+    """The replica, and its metrics endpoint on the same event loop (no thread per
+    connection: ``metrics_http.py``)."""
+    metrics = await start_metrics(metrics_address)
+    try:
+        await bootstrap.serve(settings, ready)
+    finally:
+        if metrics is not None:
+            await metrics.close()
+
+
 def run(args: argparse.Namespace) -> int:
     ops.setup_logging(args)
     credentials = ops.tls_server_credentials(args)
@@ -190,7 +204,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    ops.start_metrics(args.metrics_address)
     host = args.address.rsplit(":", 1)[0]
 
     def ready(port: int) -> None:
@@ -246,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
         trusted_proxies=proxies,
     )
     try:
-        event_loop(args.event_loop)(bootstrap.serve(settings, ready))
+        event_loop(args.event_loop)(_serve(settings, ready, args.metrics_address))
     except NatsUnavailable as problem:
         print(f"parlour serve: {problem}", file=sys.stderr, flush=True)
         return 2

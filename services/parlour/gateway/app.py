@@ -62,6 +62,8 @@ log = logging.getLogger("parlour.gateway")
 
 #: The largest request body read (JSON is bigger than the service's 64 KiB of protobuf).
 MAX_BODY_BYTES = 256 * 1024
+#: How long a request body may take to arrive (a slow sender is answered 408).
+BODY_SECONDS = 10.0
 #: The largest response message taken from the service (its own send limit).
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 #: How long a stream's answer waits for its first message (or refusal) before it starts.
@@ -162,9 +164,12 @@ def _rpc_error(exc: grpc.aio.AioRpcError) -> JSONResponse:
 
 
 def _refusal(status: int, message: str) -> JSONResponse:
-    code = {413: "RESOURCE_EXHAUSTED", 404: "NOT_FOUND", 405: "UNIMPLEMENTED"}.get(
-        status, "INVALID_ARGUMENT"
-    )
+    code = {
+        413: "RESOURCE_EXHAUSTED",
+        404: "NOT_FOUND",
+        405: "UNIMPLEMENTED",
+        408: "DEADLINE_EXCEEDED",
+    }.get(status, "INVALID_ARGUMENT")
     return JSONResponse({"code": code, "message": message}, status_code=status)
 
 
@@ -174,11 +179,15 @@ async def _body(request: Request) -> bytes:
     if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise BadInput(413, f"the request body is over {MAX_BODY_BYTES} bytes")
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise BadInput(413, f"the request body is over {MAX_BODY_BYTES} bytes")
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(BODY_SECONDS):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise BadInput(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+                chunks.append(chunk)
+    except TimeoutError:
+        raise BadInput(408, f"the request body took over {BODY_SECONDS:g} s to arrive") from None
     return b"".join(chunks)
 
 
