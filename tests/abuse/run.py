@@ -110,7 +110,8 @@ async def relay(target: tuple[str, int], source: str) -> tuple[asyncio.Server, s
         except OSError:
             writer.close()
             return
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        with contextlib.suppress(asyncio.CancelledError):  # the run is over
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
 
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     return server, f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
