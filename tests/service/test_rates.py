@@ -303,7 +303,7 @@ def test_every_limit_is_in_the_readme_and_the_contract_with_its_default() -> Non
     assert RETRY_AFTER_KEY in proto and "RESOURCE_EXHAUSTED" in proto
 
 
-def test_a_caller_is_its_address_until_accounts_exist() -> None:
+async def test_a_caller_is_its_address_until_accounts_exist() -> None:
     assert rates.peer_address("ipv4:192.0.2.7:5000") == "192.0.2.7"
     assert rates.peer_address("ipv6:[2001:db8::1]:5000") == "2001:db8::1"
     assert rates.peer_address("unix:/tmp/x") is None
@@ -313,4 +313,4 @@ def test_a_caller_is_its_address_until_accounts_exist() -> None:
         != (rates.address_key("2001:db8:0:1::1"))
     )
     assert rates.address_key("::ffff:192.0.2.7") == "192.0.2.7"
-    assert rates.caller_account(None) is None  # type: ignore[arg-type]
+    assert await rates.caller_account(None) is None  # type: ignore[arg-type]

@@ -107,12 +107,12 @@ def rates_from(values: dict[str, int | None], environ: dict[str, str]) -> Rates:
     return Rates(**chosen)
 
 
-def caller_account(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+async def caller_account(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     """The account the call is made as, or None for an anonymous caller.
 
     The hook accounts fill: until there are sessions every caller is anonymous,
-    and only its address is limited. Return the account id here and every rate
-    and cap holds for the account as well.
+    and only its address is limited. Return the account id here (a coroutine, so
+    it may look the session up) and every rate and cap holds for the account too.
     """
     return None
 
@@ -188,7 +188,7 @@ class RatesInterceptor(WrappingInterceptor):
 
     # -- who is calling ---------------------------------------------------------------
 
-    def caller_keys(self, context: grpc.aio.ServicerContext[Any, Any]) -> list[str]:
+    async def caller_keys(self, context: grpc.aio.ServicerContext[Any, Any]) -> list[str]:
         """The keys the call is limited by: its address, and its account if it has one."""
         address = peer_address(context.peer() or "") or "unknown"
         if self._trusted and _in(address, self._trusted):
@@ -196,7 +196,7 @@ class RatesInterceptor(WrappingInterceptor):
             if named and _is_ip(named):
                 address = named
         keys = [f"address {address_key(address)}"]
-        account = caller_account(context)
+        account = await caller_account(context)
         if account is not None:
             keys.append(f"account {account}")
         return keys
@@ -280,7 +280,7 @@ class RatesInterceptor(WrappingInterceptor):
         async def rated(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             if not self.is_worker(context):
                 try:
-                    await self.check_rate(method, self.caller_keys(context))
+                    await self.check_rate(method, await self.caller_keys(context))
                 except Refusal as refused:
                     await _abort(context, refused)
             return await behaviour(request, context)
@@ -297,7 +297,7 @@ class RatesInterceptor(WrappingInterceptor):
                 async for item in behaviour(request, context):
                     yield item
                 return
-            keys = self.caller_keys(context)
+            keys = await self.caller_keys(context)
             spectated = _spectated_table(request) if method == _WATCH else None
             try:
                 await self.check_rate(method, keys)
