@@ -14,7 +14,7 @@ COMPILED := services/parlour/engine/hearts.py services/parlour/engine/wizard.py 
 
 .DEFAULT_GOAL := help
 .PHONY: help run test install bench-deps clean lint typecheck proto proto-check fuzz soak \
-	leak-check bench bench-engine bench-service bench-act-cost bench-notify bench-replay \
+	leak-check abuse bench bench-engine bench-service bench-act-cost bench-notify bench-replay \
 	bench-scale selfplay selfplay-expert node-client
 
 ## --- Start here --------------------------------------------------------------------------
@@ -111,6 +111,15 @@ soak: $(STAMP)
 	PARLOUR_PLAYOUT_GAMES=1000 PARLOUR_REPLAY_GAMES=400 LEAK_GAMES=300 nice -n 10 \
 		$(BIN)/python -m pytest -q tests/engine/test_random_playout.py \
 		tests/replay/test_determinism.py tests/service/test_no_leaks.py
+
+## make abuse: a bounded hostile client (loopback only, stops by itself) against two replicas,
+## a worker and the gateway on a scratch Postgres database; prints the tables one address
+## hosts a minute, a victim's Act p50/p95 alone and under each attack, what was accepted
+## past the caps, memory, idle and half-sent connections closed, forged page tokens.
+## PARLOUR_ABUSE_POSTGRES_URL picks the server.
+abuse: $(STAMP)
+	mkdir -p build/abuse
+	$(BIN)/python -m tests.abuse.run --logs build/abuse
 
 ## make leak-check: the all-outgoing-messages leak test over 300 random games (make test plays 60)
 leak-check: $(STAMP)

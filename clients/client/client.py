@@ -8,7 +8,9 @@ nothing but the generated contract and grpcio. What it adds to the bare stubs:
 - act by legal-action id (from the view) or by action text ("play QS"),
   with a fresh request id that makes resending safe;
 - calls that are safe to repeat are retried with backoff on UNAVAILABLE,
-  moving to the next server address of the list;
+  moving to the next server address of the list, and any call refused
+  past a server's rate (RESOURCE_EXHAUSTED with ``retry-after``) is sent
+  again after the wait it names, when that is short;
 - :meth:`ParlourClient.watch` resumes from the last version it saw when the
   stream drops, on the same or another replica, so nothing is missed.
 
@@ -89,6 +91,12 @@ class RetryPolicy:
     max_backoff: float = 2.0
     multiplier: float = 2.0
 
+    #: the longest ``retry-after`` a rate-limited call waits out before trying again
+    #: (a call the server refused past a rate changed nothing, so any call may be resent)
+    max_rate_wait: float = 5.0
+    #: how many times one call waits out a rate
+    rate_waits: int = 20
+
     def delay(self, attempt: int) -> float:
         ceiling = min(self.max_backoff, self.initial_backoff * self.multiplier**attempt)
         return random.uniform(ceiling / 2, ceiling)
@@ -96,6 +104,20 @@ class RetryPolicy:
 
 #: Status codes worth another try on another connection.
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
+
+
+def rate_wait(error: grpc.aio.AioRpcError) -> float | None:
+    """The seconds a call refused past a server's rate or cap should wait (its
+    ``retry-after`` trailing metadata), or None for any other refusal."""
+    if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    for key, value in error.trailing_metadata() or ():
+        if key == "retry-after":
+            try:
+                return max(0.0, float(value if isinstance(value, str) else value.decode()))
+            except ValueError:
+                return None
+    return None
 
 
 @dataclass(eq=False)
@@ -239,12 +261,18 @@ class ParlourClient:
             await failed.channel.close()
 
     async def _call(self, call: Callable[[_Stubs], Awaitable[R]], *, idempotent: bool) -> R:
-        attempt = 0
+        attempt = waits = 0
         while True:
             try:
                 async with self._using() as stubs:
                     return await call(stubs)
             except grpc.aio.AioRpcError as error:
+                wait = rate_wait(error)
+                short = wait is not None and wait <= self.retry.max_rate_wait
+                if short and waits < self.retry.rate_waits:
+                    waits += 1
+                    await asyncio.sleep(wait or 0.0)
+                    continue
                 if not idempotent or error.code() not in RETRYABLE:
                     raise ParlourError.of(error) from None
                 if attempt + 1 >= self.retry.attempts:

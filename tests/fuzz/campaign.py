@@ -140,6 +140,12 @@ def running(database_url: str, logs: Path) -> Iterator[tuple[str, str]]:
     cli = [sys.executable, "-m", "parlour.cli"]
     serve = [*cli, "serve", "--address", "127.0.0.1:0", "--database-url", database_url]
     serve += ["--lease-seconds", "1"]
+    # 100,000 requests from one address: the rates raised on purpose (the rates
+    # themselves are tested in tests/service/test_rates.py and by make abuse)
+    serve += ["--host-per-minute", "1000000", "--join-per-minute", "1000000"]
+    serve += ["--act-per-second", "1000000", "--view-per-second", "1000000"]
+    serve += ["--watch-per-minute", "1000000", "--watch-streams", "100000"]
+    serve += ["--spectators-per-table", "100000"]
     with process(serve, logs / "serve.log", "serving on") as address:
         port = free_port()
         gateway = [*cli, "gateway", "--server", address, "--port", str(port)]

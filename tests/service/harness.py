@@ -12,6 +12,7 @@ from parlour.client import ParlourClient, Seat
 from parlour.engine.cards import Card
 from parlour.service.bootstrap import Settings, assemble
 from parlour.service.domain.fold import Folded, fold
+from parlour.service.grpc.rates import Rates
 from parlour.service.grpc.server import GrpcServer
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.store.open import open_store, upgrade_head
@@ -39,16 +40,40 @@ class Service:
         return self.log.last_seq(table_id)
 
 
+#: Rates for tests that play whole games as fast as a loop can from one address
+#: (every seat of a table, dozens of tables): raised on purpose, each far above
+#: what a person does, and still limits (tests/service/test_rates.py holds the defaults).
+HAMMER_RATES = Rates(
+    host_per_minute=100_000,
+    join_per_minute=100_000,
+    act_per_second=100_000,
+    view_per_second=100_000,
+    watch_per_minute=100_000,
+    watch_streams=10_000,
+    spectators_per_table=10_000,
+)
+
+
 @asynccontextmanager
 async def running_service(
-    url: str, *, migrate: bool = True, worker_token: str | None = None
+    url: str,
+    *,
+    migrate: bool = True,
+    worker_token: str | None = None,
+    rates: Rates = HAMMER_RATES,
+    trusted_proxies: tuple[str, ...] = (),
 ) -> AsyncIterator[Service]:
     if migrate:
         upgrade_head(url)
     store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
-    settings = Settings(address="127.0.0.1:0", worker_token=worker_token)
+    settings = Settings(
+        address="127.0.0.1:0",
+        worker_token=worker_token,
+        rates=rates,
+        trusted_proxies=trusted_proxies,
+    )
     server = (await assemble(settings, store, notifier)).server
     await server.start()
     client = ParlourClient(f"127.0.0.1:{server.port}")

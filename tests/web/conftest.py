@@ -67,7 +67,13 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The gateway's base URL, with a game service and an AI worker behind it."""
     where = tmp_path_factory.mktemp("web")
     grpc_port, web_port = _free_port(), _free_port()
-    env = dict(os.environ, PARLOUR_WORKER_TOKEN="browser-tests-worker-token")
+    env = dict(
+        os.environ,
+        PARLOUR_WORKER_TOKEN="browser-tests-worker-token",
+        # one address hosts and joins for every test of the session, faster than people do
+        PARLOUR_HOST_PER_MINUTE="1000",
+        PARLOUR_JOIN_PER_MINUTE="1000",
+    )
     parlour = [sys.executable, "-m", "parlour.cli"]
     children: list[subprocess.Popen[bytes]] = []
 

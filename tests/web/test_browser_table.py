@@ -43,6 +43,16 @@ def open_page(browser: Any, base: str, size: dict[str, int], where: str = "") ->
     return page
 
 
+def wait_until(page: Any, expression: str, timeout: float = 30.0) -> None:
+    """Poll ``expression`` in the page until it is true. (Playwright's wait_for_function
+    evaluates its predicate with eval, which the page's Content-Security-Policy refuses.)"""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the page never met: {expression}")
+        time.sleep(0.05)
+
+
 def shot(page: Any, name: str) -> None:
     width = page.viewport_size["width"]
     page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"))
@@ -130,7 +140,7 @@ def host(page: Any, name: str, game: str, seats: dict[int, str] | None = None) -
     for seat, choice in (seats or {}).items():
         page.select_option(f"[data-seat='{seat}']", choice)
     page.click("#host")
-    page.wait_for_function("location.hash.startsWith('#/table/')")
+    wait_until(page, "location.hash.startsWith('#/table/')")
     table_id: str = page.evaluate("location.hash.split('/')[2]")
     return table_id
 
@@ -163,14 +173,14 @@ def test_friends_host_join_start_and_play_a_hearts_hand(browser: Any, web_stack:
     shot(bo, "lobby")
     bo.click(f"[data-join='{table_id}']", timeout=10_000)
     bo.wait_for_selector(".waiting")
-    ada.wait_for_function("document.body.innerText.includes('3 of 4 seats taken')")
+    wait_until(ada, "document.body.innerText.includes('3 of 4 seats taken')")
     shot(ada, "waiting-room")
     shot(bo, "waiting-room")
     cy = open_page(browser, web_stack, DESKTOP, f"#/join/{table_id}")
     cy.fill("#name", "Cy")
     cy.click("#take")
     cy.wait_for_selector(".waiting")
-    ada.wait_for_function("document.body.innerText.includes('4 of 4 seats taken')")
+    wait_until(ada, "document.body.innerText.includes('4 of 4 seats taken')")
     ada.click("[data-start]")
     players = [ada, bo, cy]
     for page in players:
@@ -400,7 +410,7 @@ def test_a_turn_clock_ticks_a_bot_stands_in_and_the_player_comes_back(
     page.select_option("[data-option='turn_seconds']", "3")
     page.select_option("[data-option='away_bot_level']", "easy")
     page.click("#host")
-    page.wait_for_function("location.hash.startsWith('#/table/')")
+    wait_until(page, "location.hash.startsWith('#/table/')")
     table_id = page.evaluate("location.hash.split('/')[2]")
     assert spectator_view(web_stack, table_id)["players"][0]["playerName"] == "Dee"
     page.wait_for_selector(".seat.mine .clock")  # the pass: everyone's turn, mine on a clock

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import os
 import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from parlour.cli import options as ops
+from parlour.cli.metrics_http import start_metrics
 from parlour.cli.options import database_url_argument, safe_url
 from parlour.service import bootstrap
 from parlour.service.app import sweeper
 from parlour.service.app.bots import DEFAULT_LEASE_SECONDS
+from parlour.service.grpc import rates
 from parlour.service.notify import NOTIFY_ENV, NatsUnavailable, notify_setting
 from parlour.service.store.protocol import CONNECTIONS_ENV, DEFAULT_CONNECTIONS
 
@@ -98,9 +101,62 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a game with no person action for this long ends as abandoned; 0: never "
         f"(default: ${sweeper.ABANDON_SECONDS_ENV}, else {sweeper.DEFAULT_ABANDON_SECONDS:g})",
     )
+    parser.add_argument(
+        "--page-token-secret-file",
+        metavar="FILE",
+        default=None,
+        help="the secret that signs ListTables page tokens, shared by every replica: read "
+        "from FILE, else $PARLOUR_PAGE_TOKEN_SECRET_FILE, else $PARLOUR_PAGE_TOKEN_SECRET "
+        "(default: derived from the worker token, else random at start)",
+    )
+    limits = parser.add_argument_group(
+        "limits", "each caller's rates and caps, per replica (0: no limit); see the README"
+    )
+    for knob in rates.KNOBS:
+        limits.add_argument(
+            knob.flag,
+            type=int,
+            default=None,
+            metavar="N",
+            help=f"{_KNOB_HELP[knob.name]} (default: ${knob.env}, else {knob.default})",
+        )
+    limits.add_argument(
+        "--trusted-proxies",
+        default=os.environ.get("PARLOUR_TRUSTED_PROXIES", ""),
+        metavar="NETWORKS",
+        help="comma-separated networks of proxies (the gateway) whose calls are limited by "
+        "the address they name in x-parlour-client-address, not their own "
+        "(default: $PARLOUR_TRUSTED_PROXIES, else none)",
+    )
     ops.tls_server_arguments(parser)
     ops.metrics_arguments(parser)
     ops.log_arguments(parser, debug_help="DEBUG also logs health checks")
+
+
+_KNOB_HELP = {
+    "host_per_minute": "HostTable calls a minute per caller",
+    "join_per_minute": "JoinTable calls a minute per caller",
+    "act_per_second": "Act calls a second per caller (AI workers are exempt)",
+    "view_per_second": "GetView calls a second per caller",
+    "watch_per_minute": "Watch calls started a minute per caller",
+    "watch_streams": "Watch streams one caller holds open at once",
+    "spectators_per_table": "spectator Watch streams on one table at once",
+}
+
+
+def limit_settings(args: argparse.Namespace) -> tuple[rates.Rates, tuple[str, ...]]:
+    """The rates and the trusted proxies from the flags and environment (ValueError
+    naming the flag for a bad one)."""
+    chosen = rates.rates_from(
+        {knob.name: getattr(args, knob.name) for knob in rates.KNOBS}, dict(os.environ)
+    )
+    proxies = tuple(part.strip() for part in args.trusted_proxies.split(",") if part.strip())
+    for network in proxies:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError:
+            raise ValueError(f"--trusted-proxies: {network!r} is not a network") from None
+    return chosen, proxies
 
 
 def bot_levels() -> dict[str, tuple[str, ...]]:
@@ -123,11 +179,31 @@ def event_loop(name: str) -> Callable[[Coroutine[Any, Any, None]], None]:
     return asyncio.run
 
 
+async def _serve(
+    settings: bootstrap.Settings, ready: Callable[[int], None], metrics_address: str | None
+) -> None:
+    """The replica, and its metrics endpoint on the same event loop (no thread per
+    connection: ``metrics_http.py``)."""
+    metrics = await start_metrics(metrics_address)
+    try:
+        await bootstrap.serve(settings, ready)
+    finally:
+        if metrics is not None:
+            await metrics.close()
+
+
 def run(args: argparse.Namespace) -> int:
     ops.setup_logging(args)
     credentials = ops.tls_server_credentials(args)
     token = ops.worker_token(args)
-    ops.start_metrics(args.metrics_address)
+    page_secret = ops.secret("PARLOUR_PAGE_TOKEN_SECRET", file=args.page_token_secret_file)
+    if page_secret is not None and len(page_secret) < ops.MIN_SECRET_LENGTH:
+        print(
+            f"parlour serve: the page-token secret must be at least {ops.MIN_SECRET_LENGTH} "
+            "characters",
+            file=sys.stderr,
+        )
+        return 2
     host = args.address.rsplit(":", 1)[0]
 
     def ready(port: int) -> None:
@@ -149,6 +225,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.catch_up_seconds <= 0:
         print("parlour serve: --catch-up-seconds must be positive", file=sys.stderr)
+        return 2
+    try:
+        limiting, proxies = limit_settings(args)
+    except ValueError as problem:
+        print(f"parlour serve: {problem}", file=sys.stderr)
         return 2
     notify = notify_setting(args.notify)
     if notify not in (None, "", "local", "postgres") and not notify.startswith(
@@ -173,9 +254,12 @@ def run(args: argparse.Namespace) -> int:
         sweep=sweeper.SweepSettings.from_env(
             args.sweep_seconds, args.open_table_seconds, args.abandon_seconds
         ),
+        page_secret=page_secret.encode() if page_secret else None,
+        rates=limiting,
+        trusted_proxies=proxies,
     )
     try:
-        event_loop(args.event_loop)(bootstrap.serve(settings, ready))
+        event_loop(args.event_loop)(_serve(settings, ready, args.metrics_address))
     except NatsUnavailable as problem:
         print(f"parlour serve: {problem}", file=sys.stderr, flush=True)
         return 2

@@ -23,10 +23,12 @@ or is too long (the field limits themselves are the service's to enforce).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import json
 import logging
+import math
 import pkgutil
 import secrets
 from collections.abc import AsyncIterator
@@ -40,14 +42,22 @@ from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Message as Message_
 
 import parlour.v1
 
 FORWARDED_HEADERS = ("x-parlour-seat-token", "x-parlour-host-token")
+#: the metadata key naming the browser's address (the service trusts it from a
+#: gateway in its --trusted-proxies only)
+CLIENT_ADDRESS_KEY = "x-parlour-client-address"
+#: the service's trailing metadata key for the seconds to wait after a refusal
+RETRY_AFTER_KEY = "retry-after"
 #: Services for AI workers only (worker token): never offered to browsers.
 NOT_FOR_BROWSERS = frozenset({"BotService"})
 
@@ -55,8 +65,12 @@ log = logging.getLogger("parlour.gateway")
 
 #: The largest request body read (JSON is bigger than the service's 64 KiB of protobuf).
 MAX_BODY_BYTES = 256 * 1024
+#: How long a request body may take to arrive (a slow sender is answered 408).
+BODY_SECONDS = 10.0
 #: The largest response message taken from the service (its own send limit).
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+#: How long a stream's answer waits for its first message (or refusal) before it starts.
+FIRST_MESSAGE_SECONDS = 1.0
 #: The longest token header passed on (tokens are 43 characters).
 MAX_TOKEN_CHARS = 200
 
@@ -80,6 +94,47 @@ HTTP_STATUS = {
     grpc.StatusCode.DATA_LOSS: 500,
     grpc.StatusCode.UNAUTHENTICATED: 401,
 }
+
+
+#: Sent with every answer. The page loads only its own files (no inline script or
+#: style: the browser client has none), may not be framed, and sends no referrer
+#: (an invitation link holds a table id).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+)
+_RAW_SECURITY_HEADERS = [
+    (name.lower().encode(), value.encode()) for name, value in SECURITY_HEADERS
+]
+
+
+class SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every HTTP answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message_) -> None:
+            if message["type"] == "http.response.start":
+                given = {name for name, _ in message.get("headers", [])}
+                extra = [item for item in _RAW_SECURITY_HEADERS if item[0] not in given]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 class BadInput(Exception):
@@ -140,10 +195,25 @@ def _error(code: grpc.StatusCode, message: str) -> JSONResponse:
     )
 
 
+def _rpc_error(exc: grpc.aio.AioRpcError) -> JSONResponse:
+    """The answer for a refused call: its status, and Retry-After when the service
+    said how long to wait (its ``retry-after`` trailing metadata; whole seconds here)."""
+    response = _error(exc.code(), exc.details() or "")
+    for key, value in exc.trailing_metadata() or ():
+        if key == RETRY_AFTER_KEY:
+            with contextlib.suppress(ValueError):
+                wait = float(value if isinstance(value, str) else value.decode())
+                response.headers["Retry-After"] = str(max(1, math.ceil(wait)))
+    return response
+
+
 def _refusal(status: int, message: str) -> JSONResponse:
-    code = {413: "RESOURCE_EXHAUSTED", 404: "NOT_FOUND", 405: "UNIMPLEMENTED"}.get(
-        status, "INVALID_ARGUMENT"
-    )
+    code = {
+        413: "RESOURCE_EXHAUSTED",
+        404: "NOT_FOUND",
+        405: "UNIMPLEMENTED",
+        408: "DEADLINE_EXCEEDED",
+    }.get(status, "INVALID_ARGUMENT")
     return JSONResponse({"code": code, "message": message}, status_code=status)
 
 
@@ -153,11 +223,15 @@ async def _body(request: Request) -> bytes:
     if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise BadInput(413, f"the request body is over {MAX_BODY_BYTES} bytes")
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise BadInput(413, f"the request body is over {MAX_BODY_BYTES} bytes")
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(BODY_SECONDS):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise BadInput(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+                chunks.append(chunk)
+    except TimeoutError:
+        raise BadInput(408, f"the request body took over {BODY_SECONDS:g} s to arrive") from None
     return b"".join(chunks)
 
 
@@ -211,9 +285,15 @@ def create_app(
         found = []
         for name in FORWARDED_HEADERS:
             query_name = name.removeprefix("x-parlour-").replace("-", "_")
-            value = request.headers.get(name) or request.query_params.get(query_name)
+            given = request.headers.getlist(name) + request.query_params.getlist(query_name)
+            if len(given) > 1:
+                # which of two tokens counts is no guess the gateway makes
+                raise BadInput(400, f"{name} was sent more than once; send it once")
+            value = given[0] if given else ""
             if value:
                 found.append((name, _token(name, value)))
+        if request.client is not None and request.client.host:
+            found.append((CLIENT_ADDRESS_KEY, request.client.host))
         return tuple(found)
 
     async def call(request: Request) -> Response:
@@ -229,8 +309,21 @@ def create_app(
         except ClientDisconnect:
             return _refusal(400, "the client went away before sending its request")
         if rpc.streaming:
+            stream = channel().unary_stream(
+                rpc.path,
+                request_serializer=rpc.request.SerializeToString,
+                response_deserializer=rpc.response.FromString,
+            )
+            watch = stream(message, metadata=sent_metadata)
+            # the first message (or the refusal) before the 200, if it comes at once: a
+            # stream refused on the spot (a rate, a cap, a bad token) is an HTTP error
+            first = asyncio.ensure_future(watch.read())
+            await asyncio.wait({first}, timeout=FIRST_MESSAGE_SECONDS)
+            if first.done() and isinstance(first.exception(), grpc.aio.AioRpcError):
+                watch.cancel()
+                return _rpc_error(first.exception())  # type: ignore[arg-type]
             return StreamingResponse(
-                _stream(channel(), rpc, message, sent_metadata),
+                _stream(watch, first),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
             )
@@ -244,7 +337,7 @@ def create_app(
         try:
             response = await method(message, metadata=sent_metadata, timeout=30)
         except grpc.aio.AioRpcError as exc:
-            return _error(exc.code(), exc.details() or "")
+            return _rpc_error(exc)
         return JSONResponse(_to_json(response))
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -255,9 +348,11 @@ def create_app(
     async def unexpected(request: Request, exc: Exception) -> Response:
         incident = secrets.token_hex(4)
         log.error("unexpected gateway error (incident %s)", incident, exc_info=exc)
+        # answered outside the middleware (by Starlette's outermost error handler)
         return JSONResponse(
             {"code": "INTERNAL", "message": f"gateway error, logged as incident {incident}"},
             status_code=500,
+            headers=dict(SECURITY_HEADERS),
         )
 
     async def contract(request: Request) -> Response:
@@ -288,21 +383,17 @@ def create_app(
         ],
         lifespan=lifespan,
         exception_handlers={HTTPException: http_error, Exception: unexpected},
+        middleware=[Middleware(SecurityHeaders)],
     )
 
 
-async def _stream(
-    channel: grpc.aio.Channel, rpc: Rpc, message: Message, metadata: tuple[tuple[str, str], ...]
-) -> AsyncIterator[str]:
-    method = channel.unary_stream(
-        rpc.path,
-        request_serializer=rpc.request.SerializeToString,
-        response_deserializer=rpc.response.FromString,
-    )
-    call = method(message, metadata=metadata)
+async def _stream(call: Any, first: asyncio.Future[Any]) -> AsyncIterator[str]:
+    """The server-sent events of a stream whose first read is under way."""
     try:
-        async for response in call:
-            yield f"data: {json.dumps(_to_json(response))}\n\n"
+        message = await first
+        while message is not grpc.aio.EOF:
+            yield f"data: {json.dumps(_to_json(message))}\n\n"
+            message = await call.read()
         yield "event: end\ndata: {}\n\n"
     except grpc.aio.AioRpcError as exc:
         error = {"code": exc.code().name, "message": exc.details() or ""}

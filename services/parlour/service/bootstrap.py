@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import random
 import signal
 from collections.abc import Callable, Mapping, Sequence
@@ -22,6 +24,7 @@ from parlour.service.app import metrics
 from parlour.service.app.bots import DEFAULT_LEASE_SECONDS, BotTurns, LeaseGuard
 from parlour.service.app.parlour import WATCH_POLL_SECONDS, Parlour
 from parlour.service.app.sweeper import Sweeper, SweepSettings
+from parlour.service.grpc.rates import Rates
 from parlour.service.grpc.server import GrpcServer, build_server
 from parlour.service.notify import Notifier, make_notifier
 from parlour.service.store.open import open_store, upgrade_head
@@ -57,6 +60,15 @@ class Settings:
     catch_up_seconds: float = WATCH_POLL_SECONDS
     #: how often the sweeper fires turn clocks and expiries (``sweeper.py``)
     sweep: SweepSettings = field(default_factory=SweepSettings)
+    #: signs ListTables page tokens (HMAC-SHA256); every replica must have the same.
+    #: None: derived from the worker token when there is one (the replicas share
+    #: it), else made up at start (tokens then work on this replica only)
+    page_secret: bytes | None = None
+    #: the rates and caps every caller is held to, per replica (``grpc/rates.py``)
+    rates: Rates = field(default_factory=Rates)
+    #: networks of proxies (the gateway) trusted to name the caller's address in
+    #: ``x-parlour-client-address``; none by default (every caller is its peer address)
+    trusted_proxies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,6 +81,18 @@ class Replica:
     bot_turns: BotTurns
     sweeper: Sweeper
     server: GrpcServer
+
+
+def page_secret(settings: Settings) -> bytes | None:
+    """The page-token secret: the configured one, else one derived from the worker
+    token (so replicas that share it page alike), else None (random at start)."""
+    if settings.page_secret:
+        return settings.page_secret
+    if settings.worker_token:
+        return hmac.new(
+            settings.worker_token.encode(), b"parlour page tokens v1", hashlib.sha256
+        ).digest()
+    return None
 
 
 async def assemble(
@@ -89,6 +113,7 @@ async def assemble(
         bot_levels=settings.bot_levels,
         watch_poll_seconds=settings.catch_up_seconds,
         bot_act_guard=LeaseGuard(store).check_act,
+        page_secret=page_secret(settings),
     )
     bot_turns = BotTurns(
         app, notifier, worker_token=settings.worker_token, lease_seconds=settings.lease_seconds
@@ -99,6 +124,9 @@ async def assemble(
         bot_turns,
         bot_levels=settings.bot_levels,
         credentials=settings.credentials,
+        limiting=settings.rates,
+        worker_token=settings.worker_token,
+        trusted_proxies=settings.trusted_proxies,
     )
     return Replica(store, notifier, app, bot_turns, Sweeper(app, settings.sweep), server)
 

@@ -45,7 +45,27 @@ Authentication is by call metadata (gRPC headers), never in messages:
                           (BotService.ClaimTurn), checked against the lease.
 Tokens are opaque URL-safe strings; the server keeps only their hashes, so
 a lost token cannot be recovered. A missing token is answered
-UNAUTHENTICATED, a wrong one PERMISSION_DENIED.
+UNAUTHENTICATED, a wrong one PERMISSION_DENIED. Each of these keys (every
+"x-parlour-" key, and "authorization") is sent at most once: a call that
+repeats one is INVALID_ARGUMENT, whatever the values.
+
+Limits of a public server: each replica holds every caller (its address,
+and its account once there are accounts) to these, set by `parlour serve`
+flags or environment (0: no limit):
+  HostTable   --host-per-minute N       calls a minute, default 10
+  JoinTable   --join-per-minute N       calls a minute, default 30
+  Act         --act-per-second N        calls a second, default 20
+  GetView     --view-per-second N       calls a second, default 20
+  Watch       --watch-per-minute N      calls started a minute, default 60
+  Watch       --watch-streams N         streams open at once, default 16
+  Watch       --spectators-per-table N  spectator streams on one table, default 32
+(environment: PARLOUR_ and the flag's name in capitals, e.g.
+PARLOUR_HOST_PER_MINUTE). A call past one is RESOURCE_EXHAUSTED, and its
+trailing metadata "retry-after" holds the seconds to wait, as a decimal
+string ("4.250"). Calls with the worker token are exempt.
+  "x-parlour-client-address" the caller's IP, sent by a proxy (the gateway)
+                          that the server trusts (--trusted-proxies);
+                          from anyone else it is ignored.
 
 Versions: every table is an append-only list of events numbered 1, 2, 3...
 A table's `version` is the number of its latest event. Every view carries

@@ -420,7 +420,8 @@ class ListTablesRequest(_message.Message):
     page_token: _builtins.str
     """Empty for the first page; for the next one, the next_page_token of the
     previous answer, with the same game and status. Opaque: do not build or
-    change one. At most 200 characters.
+    change one; it is signed by the server (HMAC-SHA256), so an altered or
+    made-up token is INVALID_ARGUMENT. At most 200 characters.
     """
     def __init__(
         self,

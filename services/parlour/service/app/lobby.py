@@ -45,8 +45,11 @@ class Lobby:
         *,
         worker_token_hash: str | None,
         bot_levels: Mapping[str, Sequence[str]],
+        pager: paging.Pager | None = None,
     ) -> None:
         self.tables = tables
+        #: signs and checks ListTables page tokens (a secret of its own if none is given)
+        self.pager = pager or paging.Pager(paging.new_secret())
         self.store = tables.store
         self.dealer = dealer
         self._worker_token_hash = worker_token_hash
@@ -154,7 +157,7 @@ class Lobby:
         """One page of tables, newest first, and the token of the next page ("" if none)."""
         size = paging.page_size(page_size)
         scope = f"tables|{status or ''}|{game or ''}"
-        after = paging.decode(page_token, scope)
+        after = self.pager.decode(page_token, scope)
         rows = await self.store.list_tables(
             TableQuery(
                 status,
@@ -166,7 +169,8 @@ class Lobby:
         if len(rows) <= size:
             return rows, ""
         last = rows[size - 1]
-        return rows[:size], paging.encode(paging.Cursor(last.created_at, last.table_id), scope)
+        cursor = paging.Cursor(last.created_at, last.table_id)
+        return rows[:size], self.pager.encode(cursor, scope)
 
     async def get_table(self, table_id: str) -> TableRow:
         """The table's row as the store has it now."""

@@ -19,7 +19,7 @@ import secrets
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
 
-from parlour.service.app import auth
+from parlour.service.app import auth, paging
 from parlour.service.app.dealing import Dealer
 from parlour.service.app.duties import Duties
 from parlour.service.app.lobby import Lobby
@@ -58,16 +58,23 @@ class Parlour:
         watch_poll_seconds: float = WATCH_POLL_SECONDS,
         bot_levels: Mapping[str, Sequence[str]] | None = None,
         bot_act_guard: BotActGuard | None = None,
+        page_secret: bytes | None = None,
     ) -> None:
         """``bot_act_guard`` is called before a worker's Act for a bot seat and raises
-        TurnLeased when another worker holds the turn (``bots.LeaseGuard.check_act``)."""
+        TurnLeased when another worker holds the turn (``bots.LeaseGuard.check_act``).
+        ``page_secret`` signs ListTables page tokens (``paging.Pager``; replicas
+        must share it; None: a random one, good for this process only)."""
         self.store = store
         self.notifier = notifier
         worker_hash = auth.token_hash(worker_token) if worker_token else None
         dealer = Dealer(rng or secrets.SystemRandom())
         self.tables = Tables(store, cache_size=cache_size)
         self.lobby = Lobby(
-            self.tables, dealer, worker_token_hash=worker_hash, bot_levels=bot_levels or {}
+            self.tables,
+            dealer,
+            worker_token_hash=worker_hash,
+            bot_levels=bot_levels or {},
+            pager=paging.Pager(page_secret or paging.new_secret()),
         )
         self.play = Play(
             self.tables,

@@ -37,10 +37,36 @@ from parlour.service.grpc.wrapping import Handler, WrappingInterceptor
 MAX_REQUEST_BYTES = 64 * 1024
 #: The largest response the server sends (a full game's replay is well under it).
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
-#: gRPC server options that set those two limits.
+#: A connection with no call in flight for this long is closed (GOAWAY; clients reconnect).
+CONNECTION_IDLE_SECONDS = 30
+#: A connection is closed this long after it opened (spreads clients over new replicas),
+#: and its calls in flight get CONNECTION_AGE_GRACE_SECONDS more to finish (a Watch
+#: cut then resumes, the client library does it, on any replica).
+CONNECTION_AGE_SECONDS = 3600
+CONNECTION_AGE_GRACE_SECONDS = 300
+#: A connection must finish its HTTP/2 handshake within this long.
+HANDSHAKE_SECONDS = 10
+#: Calls one connection may have in flight at once (the gateway's connection carries
+#: every browser's calls; a caller's Watch streams are capped lower, per address).
+MAX_STREAMS_PER_CONNECTION = 1000
+#: The most often a client may ping; more often (or any ping with no call in flight)
+#: counts a strike, and two strikes close the connection.
+MIN_PING_SECONDS = 60
+#: gRPC server options that set those limits.
 SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
     ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
+    ("grpc.max_connection_idle_ms", CONNECTION_IDLE_SECONDS * 1000),
+    ("grpc.max_connection_age_ms", CONNECTION_AGE_SECONDS * 1000),
+    ("grpc.max_connection_age_grace_ms", CONNECTION_AGE_GRACE_SECONDS * 1000),
+    ("grpc.server_handshake_timeout_ms", HANDSHAKE_SECONDS * 1000),
+    ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+    ("grpc.keepalive_permit_without_calls", 0),
+    ("grpc.http2.min_ping_interval_without_data_ms", MIN_PING_SECONDS * 1000),
+    ("grpc.http2.max_ping_strikes", 2),
+    # the server pings a connection quiet for a minute, and drops it if no answer in 20 s
+    ("grpc.keepalive_time_ms", 60_000),
+    ("grpc.keepalive_timeout_ms", 20_000),
 )
 
 # Sizes shared by several fields.
@@ -167,9 +193,21 @@ def _check_text(where: str, text: str, limit: int) -> None:
         )
 
 
+def _is_credential(key: str) -> bool:
+    # every Parlour key (the tokens, the worker id, whatever identifies a caller later)
+    return key.startswith("x-parlour-") or key == "authorization"
+
+
 def check_metadata(metadata: Any) -> None:
-    """Raise :class:`LimitExceeded` for a Parlour header too long or with a control character."""
+    """Raise :class:`LimitExceeded` for a Parlour header too long or with a control
+    character, or sent more than once (which of two tokens would count is no
+    guess the server makes)."""
+    seen: set[str] = set()
     for key, value in metadata or ():
+        if _is_credential(key):
+            if key in seen:
+                raise LimitExceeded(f"metadata {key} was sent more than once; send it once")
+            seen.add(key)
         limit = METADATA_LIMITS.get(key)
         if limit is None:
             continue

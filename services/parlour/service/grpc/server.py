@@ -17,7 +17,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from parlour.service.app.bots import BotTurns
 from parlour.service.app.parlour import Parlour
-from parlour.service.grpc import limits
+from parlour.service.grpc import limits, rates
 from parlour.service.grpc.observe import ObservingInterceptor
 from parlour.service.grpc.reflection import enable_reflection
 from parlour.service.grpc.servicers import (
@@ -71,19 +71,33 @@ async def build_server(
     *,
     bot_levels: Mapping[str, Sequence[str]] | None = None,
     credentials: grpc.ServerCredentials | None = None,
+    limiting: rates.Rates | None = None,
+    worker_token: str | None = None,
+    trusted_proxies: Sequence[str] = (),
 ) -> GrpcServer:
     """The services over ``app`` bound to ``address`` ("host:port"; port 0 picks a free port).
 
     ``bot_levels`` is published in the catalogue; ``credentials`` serve TLS
     instead of plaintext. Every RPC is logged and measured
-    (:mod:`parlour.service.grpc.observe`).
+    (:mod:`parlour.service.grpc.observe`). ``limiting`` holds every caller to
+    its rates and caps (:mod:`parlour.service.grpc.rates`; None: the defaults);
+    calls with ``worker_token`` are exempt, and a peer in ``trusted_proxies``
+    (networks) may name the address it forwards for.
     """
     # no SO_REUSEPORT: a second replica started on a busy port fails instead of sharing it
     server = grpc.aio.server(
         # the observer outermost, so that a request the limits refuse is logged and
         # counted too; then the limits: past them, a request is refused before any
-        # servicer reads it
-        interceptors=[ObservingInterceptor(), limits.LimitsInterceptor()],
+        # servicer reads it; the rates between the two, the first defence against a flood
+        interceptors=[
+            ObservingInterceptor(),
+            rates.RatesInterceptor(
+                limiting or rates.Rates(),
+                worker_token=worker_token,
+                trusted_proxies=trusted_proxies,
+            ),
+            limits.LimitsInterceptor(),
+        ],
         options=[*limits.SERVER_OPTIONS, ("grpc.so_reuseport", 0)],
     )
     # (register function, servicer, full service name): one line per service

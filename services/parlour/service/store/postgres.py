@@ -58,6 +58,16 @@ from parlour.service.store.urls import libpq_url, normalize_url
 Connection = psycopg.AsyncConnection[Any]
 
 
+#: How long a call first waits for a pooled connection. It waits on (to the store's
+#: whole wait) only while the pool holds connections and the last one used worked:
+#: a busy pool, not a database that is down, whose calls are UNAVAILABLE after this.
+POOL_WAIT_SECONDS = 1.5
+#: libpq's connect timeout for the pool's new connections (its smallest is 2 s).
+CONNECT_SECONDS = 2
+#: Postgres ends any statement of the store's connections after this long.
+STATEMENT_SECONDS = 5
+
+
 class PostgresEventStore(EventStore):
     """:class:`~parlour.service.store.protocol.EventStore` on Postgres.
 
@@ -74,6 +84,10 @@ class PostgresEventStore(EventStore):
     ) -> None:
         super().__init__()
         self._wait_seconds = wait_seconds
+        #: the last use of a connection failed (the database looks down): no long waits
+        self._down = False
+        #: the pool's count of failed connection attempts when it last worked
+        self._failures_seen = 0
         self.url: str = normalize_url(url).render_as_string(hide_password=False)
         self._conninfo = libpq_url(url)
         self._budget = connections
@@ -88,7 +102,14 @@ class PostgresEventStore(EventStore):
                 self._conninfo,
                 min_size=min(2, self._budget),
                 max_size=self._budget,
-                kwargs={"autocommit": True, "application_name": "parlour-store"},
+                kwargs={
+                    "autocommit": True,
+                    "application_name": "parlour-store",
+                    "connect_timeout": CONNECT_SECONDS,
+                    # a statement that runs away (a lock held elsewhere) ends, freeing its
+                    # connection; every statement of the store takes milliseconds
+                    "options": f"-c statement_timeout={STATEMENT_SECONDS * 1000}",
+                },
                 timeout=self._wait_seconds,
                 name="parlour",
                 open=False,
@@ -305,20 +326,37 @@ class _Borrowed:
     async def __aenter__(self) -> Connection:
         try:
             self._pool = await self._store._pool()
-            self._conn = await self._pool.getconn()
+            self._conn = await self._get(self._pool)
         except (PoolTimeout, psycopg.OperationalError) as error:
             raise await self._unavailable(error) from error
         return self._conn
+
+    async def _get(self, pool: AsyncConnectionPool[Connection]) -> Connection:
+        store = self._store
+        first = min(POOL_WAIT_SECONDS, store._wait_seconds)
+        try:
+            return await pool.getconn(first)
+        except PoolTimeout:
+            # down: a connection failed since the last that worked (or no wait is left)
+            failed = pool.get_stats().get("connections_errors", 0) > store._failures_seen
+            if store._down or failed or store._wait_seconds <= first:
+                store._down = True
+                raise
+        return await pool.getconn(store._wait_seconds - first)
 
     async def __aexit__(self, kind: object, error: BaseException | None, trace: object) -> None:
         assert self._pool is not None and self._conn is not None
         await self._pool.putconn(self._conn)
         if isinstance(error, PoolTimeout | psycopg.OperationalError):
             raise await self._unavailable(error) from error
+        if self._store._down:  # back up: failures from now on count afresh
+            self._store._down = False
+            self._store._failures_seen = self._pool.get_stats().get("connections_errors", 0)
 
     async def _unavailable(self, error: Exception) -> StoreUnavailable:
         if isinstance(error, PoolTimeout):
             return StoreUnavailable(f"no database connection free: {error}")
+        self._store._down = True
         # the server may have dropped every connection: replace the dead idle ones
         if self._store._pool_ is not None:
             await self._store._pool_.check()

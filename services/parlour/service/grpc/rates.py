@@ -1,0 +1,357 @@
+"""The limits of a public server: rates and caps per caller, at the gRPC edge.
+
+Every caller is known by its address (the peer's IP; an IPv6 peer by its /64,
+the block one subscriber holds; behind a trusted proxy such as the gateway,
+the address the proxy names in ``x-parlour-client-address``) and, once
+accounts exist, by its account (:func:`caller_account`, the one hook they
+fill). :class:`RatesInterceptor` holds each key to the rates of
+:class:`Rates` on HostTable, JoinTable, Act, GetView and Watch (moving
+windows from the ``limits`` library: a burst of N, then N per period, like a
+token bucket of N refilled over the period) and caps the Watch streams one
+caller holds open and the spectators watching one table. A call past one is
+RESOURCE_EXHAUSTED with the wait in the trailing metadata key ``retry-after``
+(seconds, a decimal string). A call with the right worker token (an AI
+worker plays many tables) is exempt.
+
+The counts live in this process's memory: each replica limits what it serves
+(with two replicas a caller gets up to twice the rate; see ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
+from limits.aio.storage import MemoryStorage
+from limits.aio.strategies import MovingWindowRateLimiter
+
+from parlour.service.grpc.wrapping import Handler, WrappingInterceptor
+
+#: trailing metadata key of a refusal: how many seconds to wait (a decimal string)
+RETRY_AFTER_KEY = "retry-after"
+#: the caller's address, as a trusted proxy (the gateway) saw it
+CLIENT_ADDRESS_KEY = "x-parlour-client-address"
+_WORKER_TOKEN_KEY = "x-parlour-worker-token"
+#: the wait a cap's refusal suggests (a stream or a spectator's place must end first)
+CAP_RETRY_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class Rates:
+    """The limits, per caller (address, and account once there are accounts) and per
+    replica; 0 turns one off. The defaults let people play at any pace a person plays."""
+
+    #: HostTable calls a minute
+    host_per_minute: int = 10
+    #: JoinTable calls a minute
+    join_per_minute: int = 30
+    #: Act calls a second
+    act_per_second: int = 20
+    #: GetView calls a second
+    view_per_second: int = 20
+    #: Watch calls started a minute
+    watch_per_minute: int = 60
+    #: Watch streams open at once
+    watch_streams: int = 16
+    #: spectator Watch streams on one table at once (from every caller together)
+    spectators_per_table: int = 32
+
+
+@dataclass(frozen=True)
+class Knob:
+    """How one field of :class:`Rates` is set: its flag and environment variable."""
+
+    name: str
+    flag: str
+    env: str
+    default: int
+
+
+#: one knob per limit, in the order of the README's table
+KNOBS: tuple[Knob, ...] = tuple(
+    Knob(
+        item.name,
+        "--" + item.name.replace("_", "-"),
+        "PARLOUR_" + item.name.upper(),
+        int(getattr(Rates(), item.name)),
+    )
+    for item in fields(Rates)
+)
+
+
+def rates_from(values: dict[str, int | None], environ: dict[str, str]) -> Rates:
+    """The rates from flags (``values``, None where not given), else the environment,
+    else the defaults; ValueError naming the knob for a negative or non-number."""
+    chosen: dict[str, int] = {}
+    for knob in KNOBS:
+        value: int | str | None = values.get(knob.name)
+        if value is None:
+            value = environ.get(knob.env) or knob.default
+        try:
+            number = int(value)
+        except ValueError:
+            message = f"{knob.flag} (${knob.env}) must be a whole number, not {value!r}"
+            raise ValueError(message) from None
+        if number < 0:
+            raise ValueError(f"{knob.flag} (${knob.env}) must be 0 (no limit) or more")
+        chosen[knob.name] = number
+    return Rates(**chosen)
+
+
+async def caller_account(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    """The account the call is made as, or None for an anonymous caller.
+
+    The hook accounts fill: until there are sessions every caller is anonymous,
+    and only its address is limited. Return the account id here (a coroutine, so
+    it may look the session up) and every rate and cap holds for the account too.
+    """
+    return None
+
+
+def peer_address(peer: str) -> str | None:
+    """The IP of a gRPC peer string ("ipv4:1.2.3.4:5", "ipv6:[::1]:5"), None if none."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0] or None
+    if kind == "ipv6":
+        return rest.rpartition(":")[0].strip("[]") or None
+    return None
+
+
+def address_key(address: str) -> str:
+    """The key an address is limited by: an IPv4 address, or an IPv6 address's /64."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else str(ip)
+
+
+class Refusal(Exception):
+    """A call past a rate or a cap: the message, and the seconds to wait."""
+
+    def __init__(self, message: str, wait: float) -> None:
+        super().__init__(message)
+        self.message = message
+        self.wait = wait
+
+
+#: method -> (its rate's field in Rates, per second?)
+_RATED: dict[str, tuple[str, bool]] = {
+    "/parlour.v1.LobbyService/HostTable": ("host_per_minute", False),
+    "/parlour.v1.LobbyService/JoinTable": ("join_per_minute", False),
+    "/parlour.v1.PlayService/Act": ("act_per_second", True),
+    "/parlour.v1.PlayService/GetView": ("view_per_second", True),
+    "/parlour.v1.PlayService/Watch": ("watch_per_minute", False),
+}
+_WATCH = "/parlour.v1.PlayService/Watch"
+
+
+class RatesInterceptor(WrappingInterceptor):
+    """Holds every caller to :class:`Rates` (see the module's docstring)."""
+
+    def __init__(
+        self,
+        rates: Rates,
+        *,
+        worker_token: str | None = None,
+        trusted_proxies: Sequence[str] = (),
+    ) -> None:
+        super().__init__()
+        self.rates = rates
+        self._worker_hash = hashlib.sha256(worker_token.encode()).digest() if worker_token else None
+        self._trusted = tuple(ipaddress.ip_network(net, strict=False) for net in trusted_proxies)
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        #: method -> its rate, and the period's name
+        self._items: dict[str, tuple[RateLimitItem, str]] = {}
+        for method, (name, per_second) in _RATED.items():
+            amount = getattr(rates, name)
+            if amount > 0:
+                kind = RateLimitItemPerSecond if per_second else RateLimitItemPerMinute
+                per = "second" if per_second else "minute"
+                self._items[method] = (kind(amount, 1, namespace=name), per)
+        #: caller key -> Watch streams it holds open here
+        self.streams: Counter[str] = Counter()
+        #: table id -> spectator streams open on it here
+        self.spectators: Counter[str] = Counter()
+
+    # -- who is calling ---------------------------------------------------------------
+
+    async def caller_keys(self, context: grpc.aio.ServicerContext[Any, Any]) -> list[str]:
+        """The keys the call is limited by: its address, and its account if it has one."""
+        address = peer_address(context.peer() or "") or "unknown"
+        if self._trusted and _in(address, self._trusted):
+            named = _metadata_value(context, CLIENT_ADDRESS_KEY)
+            if named and _is_ip(named):
+                address = named
+        keys = [f"address {address_key(address)}"]
+        account = await caller_account(context)
+        if account is not None:
+            keys.append(f"account {account}")
+        return keys
+
+    def is_worker(self, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
+        """True for a call with the right worker token (checked, not merely present)."""
+        if self._worker_hash is None:
+            return False
+        given = _metadata_value(context, _WORKER_TOKEN_KEY)
+        if not given:
+            return False
+        return hmac.compare_digest(hashlib.sha256(given.encode()).digest(), self._worker_hash)
+
+    # -- the checks ---------------------------------------------------------------------
+
+    async def check_rate(self, method: str, keys: Sequence[str]) -> None:
+        """Count one call of ``method`` for every key; Refusal if one is over its rate."""
+        rated = self._items.get(method)
+        if rated is None:
+            return
+        item, per = rated
+        for key in keys:
+            if not await self._limiter.hit(item, key):
+                stats = await self._limiter.get_window_stats(item, key)
+                wait = max(stats.reset_time - time.time(), 0.001)
+                what = method.rsplit("/", 1)[-1]
+                raise Refusal(
+                    f"too many {what} calls: at most {item.amount} a {per} per "
+                    f"{key.split(' ', 1)[0]}; retry in {wait:.1f} s",
+                    wait,
+                )
+
+    def open_stream(self, keys: Sequence[str], spectated: str | None) -> None:
+        """Take a Watch stream's places (Refusal past a cap); :meth:`close_stream` gives
+        them back."""
+        cap = self.rates.watch_streams
+        for key in keys:
+            if cap and self.streams[key] >= cap:
+                raise Refusal(
+                    f"too many Watch streams open: at most {cap} per {key.split(' ', 1)[0]}; "
+                    "close one first",
+                    CAP_RETRY_SECONDS,
+                )
+        spectators = self.rates.spectators_per_table
+        if spectated is not None and spectators and self.spectators[spectated] >= spectators:
+            raise Refusal(
+                f"table {spectated} has {spectators} spectators already, the most it takes",
+                CAP_RETRY_SECONDS,
+            )
+        for key in keys:
+            self.streams[key] += 1
+        if spectated is not None:
+            self.spectators[spectated] += 1
+
+    def close_stream(self, keys: Sequence[str], spectated: str | None) -> None:
+        for key in keys:
+            _release(self.streams, key)
+        if spectated is not None:
+            _release(self.spectators, spectated)
+
+    # -- wrapping the handlers ----------------------------------------------------------
+
+    def wrap(self, handler: Handler, method: str) -> Handler:
+        if method not in _RATED:
+            return handler
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                self._unary(handler.unary_unary, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                self._stream(handler.unary_stream, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+    def _unary(self, behaviour: Callable[..., Any], method: str) -> Callable[..., Awaitable[Any]]:
+        async def rated(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            if not self.is_worker(context):
+                try:
+                    await self.check_rate(method, await self.caller_keys(context))
+                except Refusal as refused:
+                    await _abort(context, refused)
+            return await behaviour(request, context)
+
+        return rated
+
+    def _stream(
+        self, behaviour: Callable[..., Any], method: str
+    ) -> Callable[..., AsyncIterator[Any]]:
+        async def rated(
+            request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        ) -> AsyncIterator[Any]:
+            if self.is_worker(context):
+                async for item in behaviour(request, context):
+                    yield item
+                return
+            keys = await self.caller_keys(context)
+            spectated = _spectated_table(request) if method == _WATCH else None
+            try:
+                await self.check_rate(method, keys)
+                self.open_stream(keys, spectated)
+            except Refusal as refused:
+                await _abort(context, refused)
+            try:
+                async for item in behaviour(request, context):
+                    yield item
+            finally:
+                self.close_stream(keys, spectated)
+
+        return rated
+
+
+async def _abort(context: grpc.aio.ServicerContext[Any, Any], refused: Refusal) -> None:
+    await context.abort(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        refused.message,
+        trailing_metadata=((RETRY_AFTER_KEY, f"{refused.wait:.3f}"),),
+    )
+
+
+def _spectated_table(request: Any) -> str | None:
+    """The table a Watch request follows as a spectator (no seat), else None."""
+    if isinstance(request, Message) and not request.HasField("seat"):
+        return str(getattr(request, "table_id", "")) or None
+    return None
+
+
+def _release(counts: Counter[str], key: str) -> None:
+    counts[key] -= 1
+    if counts[key] <= 0:
+        del counts[key]
+
+
+def _metadata_value(context: grpc.aio.ServicerContext[Any, Any], wanted: str) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == wanted:
+            return value if isinstance(value, str) else value.decode("utf-8", "replace")
+    return None
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _in(address: str, networks: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
