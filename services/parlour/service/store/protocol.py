@@ -48,6 +48,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
+from parlour.service.store.accounts import AccountStore
 from parlour.service.store.values import (
     ConcurrencyConflict,
     DuplicateRequest,
@@ -146,6 +147,8 @@ class EventStore(ABC):
 
     url: str
     is_postgres: bool
+    #: the accounts, devices and sessions on the same database (``accounts.py``)
+    accounts: AccountStore
     #: whether each append also sends ``pg_notify`` in its transaction (Postgres only;
     #: the notifier sets it: ``notify.make_notifier``)
     notify_in_transaction: bool = False
