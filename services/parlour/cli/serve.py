@@ -18,6 +18,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from parlour.cli import options as ops
+from parlour.cli.account_flags import account_settings, add_account_arguments
 from parlour.cli.options import database_url_argument, safe_url
 from parlour.service import bootstrap
 from parlour.service.app import sweeper
@@ -101,6 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ops.tls_server_arguments(parser)
     ops.metrics_arguments(parser)
     ops.log_arguments(parser, debug_help="DEBUG also logs health checks")
+    add_account_arguments(parser)
 
 
 def bot_levels() -> dict[str, tuple[str, ...]]:
@@ -173,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
         sweep=sweeper.SweepSettings.from_env(
             args.sweep_seconds, args.open_table_seconds, args.abandon_seconds
         ),
+        **account_settings(args),
     )
     try:
         event_loop(args.event_loop)(bootstrap.serve(settings, ready))

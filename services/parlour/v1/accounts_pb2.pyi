@@ -211,7 +211,9 @@ class ClaimNameRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     PASSWORD_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """The name wanted (see the rules in the file comment)."""
+    """The name wanted (see the rules in the file comment). At most 64 characters
+    as sent (3 to 24 once normalised and trimmed).
+    """
     password: _builtins.str
     """The password: 8 to 256 characters."""
     def __init__(
@@ -262,12 +264,13 @@ class SignInRequest(_message.Message):
     PASSWORD_FIELD_NUMBER: _builtins.int
     DEVICE_SECRET_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """The account's name (compared case-insensitively)."""
+    """The account's name (compared case-insensitively). At most 64 characters."""
     password: _builtins.str
     """The account's password: 8 to 256 characters."""
     device_secret: _builtins.str
     """Optional: this device's secret, so AuthenticateDevice from it signs in
-    to this account from now on (a device belongs to one account).
+    to this account from now on (a device belongs to one account): 32 to
+    128 characters, as for AuthenticateDevice.
     """
     def __init__(
         self,

@@ -48,7 +48,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
-from parlour.service.store.accounts import AccountStore
+from parlour.service.store.accounts import (
+    AccountRow,
+    AccountStore,
+    AlreadyNamed,
+    HeldSeat,
+    NameTaken,
+    SessionRow,
+)
 from parlour.service.store.values import (
     ConcurrencyConflict,
     DuplicateRequest,
@@ -72,15 +79,21 @@ __all__ = [
     "CONNECTION_WAIT_SECONDS",
     "DEFAULT_CONNECTIONS",
     "NOTIFY_CHANNEL",
+    "AccountRow",
+    "AccountStore",
+    "AlreadyNamed",
     "AppendRefused",
     "ConcurrencyConflict",
     "DuplicateRequest",
     "EventStore",
+    "HeldSeat",
     "Lease",
     "Listener",
+    "NameTaken",
     "NewEvent",
     "PendingAppend",
     "SeatRow",
+    "SessionRow",
     "StoreError",
     "StoreUnavailable",
     "StoredEvent",
