@@ -7,6 +7,7 @@ import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from parlour.client import ParlourClient, Seat
 from parlour.engine.cards import Card
@@ -41,15 +42,16 @@ class Service:
 
 @asynccontextmanager
 async def running_service(
-    url: str, *, migrate: bool = True, worker_token: str | None = None
+    url: str, *, migrate: bool = True, worker_token: str | None = None, **settings: Any
 ) -> AsyncIterator[Service]:
+    """A service over ``url``; ``settings`` are further :class:`Settings` fields."""
     if migrate:
         upgrade_head(url)
     store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
-    settings = Settings(address="127.0.0.1:0", worker_token=worker_token)
-    server = (await assemble(settings, store, notifier)).server
+    chosen = Settings(address="127.0.0.1:0", worker_token=worker_token, **settings)
+    server = (await assemble(chosen, store, notifier)).server
     await server.start()
     client = ParlourClient(f"127.0.0.1:{server.port}")
     try:
