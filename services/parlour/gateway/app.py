@@ -9,6 +9,8 @@ uses ``GET`` with the request JSON in the ``q`` query parameter. A new RPC in
 the contract needs no change here.
 
 The workers' ``BotService`` is left out: browsers never act for bots.
+``AccountService`` keeps the session in HttpOnly cookies and needs a CSRF
+header with them (``sessions.py``).
 Tokens travel as the headers ``X-Parlour-Seat-Token`` and
 ``X-Parlour-Host-Token`` and are passed on as gRPC metadata. gRPC status codes
 become HTTP status codes (``HTTP_STATUS``, every code); the body is
@@ -46,6 +48,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import parlour.v1
+from parlour.gateway import sessions
 
 FORWARDED_HEADERS = ("x-parlour-seat-token", "x-parlour-host-token")
 #: Services for AI workers only (worker token): never offered to browsers.
@@ -141,9 +144,12 @@ def _error(code: grpc.StatusCode, message: str) -> JSONResponse:
 
 
 def _refusal(status: int, message: str) -> JSONResponse:
-    code = {413: "RESOURCE_EXHAUSTED", 404: "NOT_FOUND", 405: "UNIMPLEMENTED"}.get(
-        status, "INVALID_ARGUMENT"
-    )
+    code = {
+        413: "RESOURCE_EXHAUSTED",
+        404: "NOT_FOUND",
+        405: "UNIMPLEMENTED",
+        403: "PERMISSION_DENIED",
+    }.get(status, "INVALID_ARGUMENT")
     return JSONResponse({"code": code, "message": message}, status_code=status)
 
 
@@ -222,9 +228,11 @@ def create_app(
         if rpc is None:
             return _error(grpc.StatusCode.NOT_FOUND, f"no RPC {key[0]}/{key[1]} in the contract")
         try:
+            sessions.check_csrf(request)
             message = await parse(request, rpc)
-            sent_metadata = metadata(request)
-        except BadInput as refused:
+            sent_metadata = metadata(request) + sessions.session_metadata(request)
+            new_device = sessions.prepare(*key, message, request)
+        except (BadInput, sessions.Refused) as refused:
             return _refusal(refused.status, refused.message)
         except ClientDisconnect:
             return _refusal(400, "the client went away before sending its request")
@@ -245,7 +253,7 @@ def create_app(
             response = await method(message, metadata=sent_metadata, timeout=30)
         except grpc.aio.AioRpcError as exc:
             return _error(exc.code(), exc.details() or "")
-        return JSONResponse(_to_json(response))
+        return sessions.answer(*key, _to_json(response), request, new_device)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 400
