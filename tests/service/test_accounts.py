@@ -54,14 +54,16 @@ async def refused(call: object, code: grpc.StatusCode) -> str:
 
 @pytest.fixture
 async def stubs(store_url: str) -> AsyncIterator[Stubs]:
-    async with running_service(store_url, max_open_tables_per_account=2) as service:
-        async with grpc.aio.insecure_channel(service.address) as channel:
-            yield Stubs(
-                service,
-                accounts_pb2_grpc.AccountServiceStub(channel),
-                lobby_pb2_grpc.LobbyServiceStub(channel),
-                play_pb2_grpc.PlayServiceStub(channel),
-            )
+    async with (
+        running_service(store_url, max_open_tables_per_account=2) as service,
+        grpc.aio.insecure_channel(service.address) as channel,
+    ):
+        yield Stubs(
+            service,
+            accounts_pb2_grpc.AccountServiceStub(channel),
+            lobby_pb2_grpc.LobbyServiceStub(channel),
+            play_pb2_grpc.PlayServiceStub(channel),
+        )
 
 
 async def guest(stubs: Stubs, secret: str | None = None) -> accounts_pb2.AuthenticateDeviceResponse:
@@ -372,34 +374,36 @@ async def test_an_account_hosts_at_most_its_cap_of_open_tables(stubs: Stubs) -> 
 
 
 async def test_an_account_sits_at_most_at_its_cap_of_open_tables(store_url: str) -> None:
-    async with running_service(store_url, max_open_seats_per_account=1) as service:
-        async with grpc.aio.insecure_channel(service.address) as channel:
-            accounts = accounts_pb2_grpc.AccountServiceStub(channel)
-            lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
-            token = (
-                await accounts.AuthenticateDevice(
-                    accounts_pb2.AuthenticateDeviceRequest(device_secret=device())
-                )
-            ).session_token
-            tables = [
-                (await lobby.HostTable(lobby_pb2.HostTableRequest(game="crazy8s", seats=2))).table
-                for _ in range(2)
-            ]
-            join = lobby_pb2.JoinTableRequest(table_id=tables[0].table_id, player_name="Ada")
-            await lobby.JoinTable(join, metadata=bearer(token))
-            join.table_id = tables[1].table_id
-            message = await refused(
-                lobby.JoinTable(join, metadata=bearer(token)), grpc.StatusCode.RESOURCE_EXHAUSTED
+    async with (
+        running_service(store_url, max_open_seats_per_account=1) as service,
+        grpc.aio.insecure_channel(service.address) as channel,
+    ):
+        accounts = accounts_pb2_grpc.AccountServiceStub(channel)
+        lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+        token = (
+            await accounts.AuthenticateDevice(
+                accounts_pb2.AuthenticateDeviceRequest(device_secret=device())
             )
-            assert "max_open_seats_per_account = 1" in message
-            assert service.event_count(tables[1].table_id) == 1
-            # hosting with a seat counts against it too
-            await refused(
-                lobby.HostTable(
-                    lobby_pb2.HostTableRequest(
-                        game="crazy8s", seats=2, host_takes_seat=True, host_player_name="Ada"
-                    ),
-                    metadata=bearer(token),
+        ).session_token
+        tables = [
+            (await lobby.HostTable(lobby_pb2.HostTableRequest(game="crazy8s", seats=2))).table
+            for _ in range(2)
+        ]
+        join = lobby_pb2.JoinTableRequest(table_id=tables[0].table_id, player_name="Ada")
+        await lobby.JoinTable(join, metadata=bearer(token))
+        join.table_id = tables[1].table_id
+        message = await refused(
+            lobby.JoinTable(join, metadata=bearer(token)), grpc.StatusCode.RESOURCE_EXHAUSTED
+        )
+        assert "max_open_seats_per_account = 1" in message
+        assert service.event_count(tables[1].table_id) == 1
+        # hosting with a seat counts against it too
+        await refused(
+            lobby.HostTable(
+                lobby_pb2.HostTableRequest(
+                    game="crazy8s", seats=2, host_takes_seat=True, host_player_name="Ada"
                 ),
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-            )
+                metadata=bearer(token),
+            ),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+        )

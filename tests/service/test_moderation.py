@@ -60,15 +60,17 @@ class Stubs:
 
 @pytest.fixture
 async def stubs(store_url: str) -> AsyncIterator[Stubs]:
-    async with running_service(store_url) as service:
-        async with grpc.aio.insecure_channel(service.address) as channel:
-            yield Stubs(
-                service,
-                accounts_pb2_grpc.AccountServiceStub(channel),
-                lobby_pb2_grpc.LobbyServiceStub(channel),
-                play_pb2_grpc.PlayServiceStub(channel),
-                replay_pb2_grpc.ReplayServiceStub(channel),
-            )
+    async with (
+        running_service(store_url) as service,
+        grpc.aio.insecure_channel(service.address) as channel,
+    ):
+        yield Stubs(
+            service,
+            accounts_pb2_grpc.AccountServiceStub(channel),
+            lobby_pb2_grpc.LobbyServiceStub(channel),
+            play_pb2_grpc.PlayServiceStub(channel),
+            replay_pb2_grpc.ReplayServiceStub(channel),
+        )
 
 
 def host_token(hosted: lobby_pb2.HostTableResponse) -> tuple[tuple[str, str], ...]:

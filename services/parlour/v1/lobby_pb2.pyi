@@ -433,8 +433,8 @@ class HostTableResponse(_message.Message):
 
     @_builtins.property
     def seat_codes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCode]:
-        """The codes of the invite-only seats (SeatSetup.invite_only), in seat order;
-        the host's own seat needs none. Shown once.
+        """The codes of the invite-only seats (SeatSetup.invite_only), in seat order
+        (the host's own seat too: it needs its code again once given up). Shown once.
         """
 
     def __init__(

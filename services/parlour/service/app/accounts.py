@@ -71,7 +71,15 @@ _NAME_PUNCTUATION = frozenset("-_.'")
 
 def default_hasher() -> argon2.PasswordHasher:
     """The password hasher with :data:`ARGON2_PARAMETERS` (argon2id)."""
-    return argon2.PasswordHasher(**ARGON2_PARAMETERS, type=argon2.Type.ID)
+    given = ARGON2_PARAMETERS
+    return argon2.PasswordHasher(
+        time_cost=given["time_cost"],
+        memory_cost=given["memory_cost"],
+        parallelism=given["parallelism"],
+        hash_len=given["hash_len"],
+        salt_len=given["salt_len"],
+        type=argon2.Type.ID,
+    )
 
 
 def digest(secret: str) -> str:

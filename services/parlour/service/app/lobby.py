@@ -110,8 +110,8 @@ class Lobby:
             for seat, choice in enumerate(choices)
             if choice.invite_only and seat_rows[seat].kind == SeatKind.PERSON
         }
-        for seat, code in codes.items():
-            seat_rows[seat] = replace(seat_rows[seat], code_hash=auth.token_hash(code))
+        for kept, code in codes.items():
+            seat_rows[kept] = replace(seat_rows[kept], code_hash=auth.token_hash(code))
         hosted = TableHosted(
             game=info.id,
             seats=seats,
@@ -135,7 +135,6 @@ class Lobby:
         seat, seat_token = None, ""
         if host_takes_seat:
             seat = pick_seat(seat_rows, host_seat, seats)
-            codes.pop(seat, None)  # the host needs no invitation to its own seat
             seat_token = auth.new_token()
             seat_rows[seat] = replace(
                 seat_rows[seat],

@@ -38,4 +38,4 @@ def split_table_options(
 
 def spectators_allowed(options: Mapping[str, Any]) -> bool:
     """Whether a table with these (stored) options lets people without a seat watch."""
-    return options.get(SPECTATORS, "on") != "off"
+    return bool(options.get(SPECTATORS, "on") != "off")
