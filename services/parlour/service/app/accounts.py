@@ -62,6 +62,9 @@ ARGON2_PARAMETERS = {
     "hash_len": 32,
     "salt_len": 16,
 }
+#: argon2id hashes run at once per process; more wait their turn (each takes 64 MiB and
+#: a core for a fraction of a second: a burst of sign-ins must not exhaust the memory)
+HASHES_AT_ONCE = 2
 MIN_NAME, MAX_NAME = 3, 24
 MIN_PASSWORD, MAX_PASSWORD = 8, 256
 MIN_DEVICE_SECRET, MAX_DEVICE_SECRET = 32, 128
@@ -168,6 +171,7 @@ class Accounts:
         self.store = store
         self.session_seconds = session_seconds
         self.hasher = hasher or default_hasher()
+        self._hashing = asyncio.Semaphore(HASHES_AT_ONCE)
 
     async def _open_session(self, account: AccountRow, method: str) -> tuple[str, SessionRow]:
         token = secrets.token_urlsafe(32)
@@ -217,7 +221,8 @@ class Accounts:
             raise WrongTableState(f"this account already has the name {caller.account.name!r}")
         if await self.store.find_name(key) is not None:
             raise NameTaken(f"the name {shown!r} is taken")
-        hashed = await asyncio.to_thread(self.hasher.hash, password)
+        async with self._hashing:
+            hashed = await asyncio.to_thread(self.hasher.hash, password)
         try:
             return await self.store.claim_name(caller.account.account_id, shown, key, hashed)
         except StoreNameTaken as taken:
@@ -233,7 +238,9 @@ class Accounts:
         if device_secret:
             check_device_secret(device_secret)
         account = await self.store.find_name(key)
-        if not await asyncio.to_thread(self._verify, account, password):
+        async with self._hashing:
+            verified = await asyncio.to_thread(self._verify, account, password)
+        if not verified:
             raise NotSignedIn("no account has that name and password")
         assert account is not None
         if device_secret:
