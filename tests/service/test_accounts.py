@@ -407,3 +407,34 @@ async def test_an_account_sits_at_most_at_its_cap_of_open_tables(store_url: str)
             ),
             grpc.StatusCode.RESOURCE_EXHAUSTED,
         )
+
+
+async def test_nobody_else_sits_under_a_claimed_name(stubs: Stubs) -> None:
+    ada = await named(stubs, "Ada Byron")
+    hosted = await stubs.lobby.HostTable(lobby_pb2.HostTableRequest(game="hearts", seats=4))
+    table_id = hosted.table.table_id
+    for impostor, metadata in (
+        ("ada byron", ()),
+        ("ADA  BYRON", bearer((await guest(stubs)).session_token)),
+    ):
+        message = await refused(
+            stubs.lobby.JoinTable(
+                lobby_pb2.JoinTableRequest(table_id=table_id, player_name=impostor),
+                metadata=metadata,
+            ),
+            grpc.StatusCode.PERMISSION_DENIED,
+        )
+        assert "belongs to a signed-in player" in message
+    await refused(
+        stubs.lobby.HostTable(
+            lobby_pb2.HostTableRequest(
+                game="hearts", seats=4, host_takes_seat=True, host_player_name="Ada Byron"
+            )
+        ),
+        grpc.StatusCode.PERMISSION_DENIED,
+    )
+    assert stubs.service.event_count(table_id) == 1
+    joined = await stubs.lobby.JoinTable(
+        lobby_pb2.JoinTableRequest(table_id=table_id, player_name="whatever"), metadata=bearer(ada)
+    )
+    assert joined.table.seats[joined.seat].player_name == "Ada Byron"

@@ -108,7 +108,12 @@ def clean_account_name(name: str) -> tuple[str, str]:
             f"({unicodedata.name(char, 'unnamed')}, category {category}): only letters, "
             "digits, marks, spaces and - _ . ' are allowed"
         )
-    return text, unicodedata.normalize("NFKC", text.casefold())
+    return text, name_key(text)
+
+
+def name_key(text: str) -> str:
+    """What two names must differ in to be two names: their NFKC casefold."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFC", text).strip().casefold())
 
 
 def check_password(password: str) -> None:

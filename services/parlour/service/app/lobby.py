@@ -17,6 +17,7 @@ from parlour.service.app.dealing import Dealer
 from parlour.service.app.moderation import (
     AccountCaps,
     check_may_sit,
+    check_seat_name,
     new_seat_code,
     pick_for_join,
 )
@@ -103,6 +104,8 @@ class Lobby:
         choices = list(seat_setup) or [SeatChoice() for _ in range(seats)]
         self._check_bot_levels(info.id, choices)
         host_name = clean_name(host_player_name, "host_player_name", required=host_takes_seat)
+        if host_takes_seat:
+            await check_seat_name(self.store.accounts, host_name, credentials)
         host_entropy = entropy_hex(host_entropy, "host_entropy")
         seat_rows = [seat_row(seat, choice) for seat, choice in enumerate(choices)]
         codes = {
@@ -228,6 +231,7 @@ class Lobby:
         name = clean_name(credentials.account_name or player_name, "player_name", required=True)
         entropy = entropy_hex(entropy, "entropy")
         await self.caps.check_seating(account)
+        await check_seat_name(self.store.accounts, name, credentials)
 
         async def take(unit: Unit) -> tuple[int, str]:
             table = await self.get_table(table_id)

@@ -22,6 +22,7 @@ import secrets
 from dataclasses import dataclass
 
 from parlour.service.app import auth
+from parlour.service.app.accounts import name_key
 from parlour.service.app.seating import Credentials, check_host, pick_seat, require_open
 from parlour.service.app.tables import Tables, Unit
 from parlour.service.domain.errors import AccountCapReached, BadRequest, Barred, WrongTableState
@@ -95,6 +96,16 @@ def check_spectator(table: TableRow) -> None:
     """Refuse a view without a seat at a table closed to spectators."""
     if not spectators_allowed(table.options):
         raise Barred(f"table {table.table_id} allows no spectators; ask for a seat's view")
+
+
+async def check_seat_name(store: AccountStore, name: str, credentials: Credentials) -> None:
+    """Refuse a seat name that is another account's claimed name (no one passes for Ada
+    but Ada's account; a signed-in account's seat shows its own name anyway)."""
+    if credentials.account_name is not None:
+        return
+    owner = await store.find_name(name_key(name))
+    if owner is not None and owner.account_id != credentials.account_id:
+        raise Barred(f"the name {name!r} belongs to a signed-in player; choose another")
 
 
 @dataclass(frozen=True)
