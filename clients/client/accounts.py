@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import grpc
 
 from parlour.v1 import accounts_pb2, accounts_pb2_grpc
 
-if TYPE_CHECKING:
-    from .client import ParlourClient
+
+class ParlourClient(Protocol):
+    """What these calls use of :class:`parlour.client.ParlourClient` (named so here,
+    not imported: the client module imports this one)."""
+
+    timeout: float | None
+
+    async def _call(self, call: Callable[[Any], Any], *, idempotent: bool) -> Any: ...
+
 
 AUTHORIZATION_KEY = "authorization"
 
