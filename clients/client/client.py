@@ -54,6 +54,8 @@ from parlour.v1 import (
     replay_pb2_grpc,
 )
 
+from .accounts import SessionMetadata
+
 SEAT_TOKEN_KEY = "x-parlour-seat-token"
 HOST_TOKEN_KEY = "x-parlour-host-token"
 WORKER_TOKEN_KEY = "x-parlour-worker-token"
@@ -167,7 +169,10 @@ class ParlourClient:
         worker_id: str | None = None,
         channel_options: Sequence[tuple[str, Any]] = (),
         credentials: grpc.ChannelCredentials | None = None,
+        session: SessionMetadata | None = None,
     ) -> None:
+        """``session``: sends its token as ``authorization`` with every call (accounts.py);
+        None: no session metadata at all."""
         self.addresses = [addresses] if isinstance(addresses, str) else list(addresses)
         if not self.addresses:
             raise ValueError("give at least one server address")
@@ -179,6 +184,8 @@ class ParlourClient:
         self._options = list(channel_options)
         #: TLS (see :func:`parlour.client.tls_credentials`); None: plaintext
         self.credentials = credentials
+        self.session = session
+        self._interceptors = [session] if session is not None else None
         self._current = 0
         #: table id -> the contribution this client sent for its seat there (hex)
         self.entropy: dict[str, str] = {}
@@ -206,10 +213,15 @@ class ParlourClient:
     def _connect(self) -> _Stubs:
         if self._stubs is None:
             if self.credentials is None:
-                channel = grpc.aio.insecure_channel(self.address, options=self._options)
+                channel = grpc.aio.insecure_channel(
+                    self.address, options=self._options, interceptors=self._interceptors
+                )
             else:
                 channel = grpc.aio.secure_channel(
-                    self.address, self.credentials, options=self._options
+                    self.address,
+                    self.credentials,
+                    options=self._options,
+                    interceptors=self._interceptors,
                 )
             self._stubs = _Stubs(
                 channel,

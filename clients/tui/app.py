@@ -11,6 +11,9 @@ from pathlib import Path
 import grpc
 from textual.app import App
 
+from parlour.client import ParlourError
+
+from .identity import sign_in
 from .lobby import LobbyScreen
 from .saved import SavedSeat
 from .session import Session
@@ -35,7 +38,12 @@ class ParlourApp(App[None]):
         self.session = Session.open(address, state_dir, credentials)
         self.open_seat = open_seat
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
+        try:  # the seats this terminal takes are then its account's
+            account = await sign_in(self.session.client, self.session.state_dir)
+            self.sub_title = f"signed in as {account.name}" if account.name else "guest"
+        except ParlourError:
+            pass  # no server yet: the lobby says so, and seat tokens work without an account
         self.push_screen(LobbyScreen())
         if self.open_seat is not None:  # `parlour play --table ID --token TOKEN`
             self.push_screen(TableScreen(self.open_seat))

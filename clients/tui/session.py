@@ -9,6 +9,7 @@ import grpc
 from textual.dom import DOMNode
 
 from parlour.client import ParlourClient, RetryPolicy
+from parlour.client.accounts import SessionMetadata
 
 from .saved import SeatBook
 
@@ -23,6 +24,9 @@ class Session:
     # screen, which says so and resumes from the last version it saw.
     stream_client: ParlourClient
     seat_book: SeatBook
+    #: the account's session, sent by both clients (``identity.py`` signs in)
+    signed_in: SessionMetadata
+    state_dir: Path | None = None
 
     @classmethod
     def open(
@@ -31,11 +35,19 @@ class Session:
         state_dir: Path | None = None,
         credentials: grpc.ChannelCredentials | None = None,
     ) -> Session:
+        signed_in = SessionMetadata()
         return cls(
             address,
-            ParlourClient(address, credentials=credentials),
-            ParlourClient(address, retry=RetryPolicy(attempts=1), credentials=credentials),
+            ParlourClient(address, credentials=credentials, session=signed_in),
+            ParlourClient(
+                address,
+                retry=RetryPolicy(attempts=1),
+                credentials=credentials,
+                session=signed_in,
+            ),
             SeatBook(state_dir),
+            signed_in,
+            state_dir,
         )
 
     async def close(self) -> None:

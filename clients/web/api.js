@@ -11,7 +11,8 @@ export class ApiError extends Error {
 
 /** One unary call; ``tokens`` is { seat, host } (either may be missing). */
 export async function rpc(method, body, tokens = {}) {
-  const headers = { "Content-Type": "application/json" };
+  // X-Parlour-CSRF: the gateway refuses a POST with the session cookie without it
+  const headers = { "Content-Type": "application/json", "X-Parlour-CSRF": "1" };
   if (tokens.seat) headers["X-Parlour-Seat-Token"] = tokens.seat;
   if (tokens.host) headers["X-Parlour-Host-Token"] = tokens.host;
   const response = await fetch(`/api/${method}`, { method: "POST", headers, body: JSON.stringify(body || {}) });

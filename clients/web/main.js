@@ -1,6 +1,7 @@
 // Parlour's browser client. The address says where you are, so a reload
 // comes back to the same place: #/ the lobby, #/table/ID your seat at a table
 // (found again in localStorage) or a spectator's view, #/join/ID an invitation.
+import { ensureAccount, renderAccount } from "./account.js";
 import { rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { LobbyScreen } from "./lobby.js";
 import { randomHex } from "./fairdeal.js";
@@ -71,6 +72,9 @@ async function start() {
     root.innerHTML = `<div class="panel notice"><h2>The game service cannot be reached</h2><p>${escape(error.message)}</p></div>`;
     return;
   }
+  // who this browser is (a guest unless signed in), shown in the header
+  try { await ensureAccount(); } catch { /* the lobby works without an account */ }
+  renderAccount(document.getElementById("account"), { onChange: route });
   window.addEventListener("hashchange", route);
   route();
 }

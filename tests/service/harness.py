@@ -7,6 +7,7 @@ import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from parlour.client import ParlourClient, Seat
 from parlour.engine.cards import Card
@@ -62,19 +63,22 @@ async def running_service(
     worker_token: str | None = None,
     rates: Rates = HAMMER_RATES,
     trusted_proxies: tuple[str, ...] = (),
+    **settings: Any,
 ) -> AsyncIterator[Service]:
+    """A service over ``url``; ``settings`` are further :class:`Settings` fields."""
     if migrate:
         upgrade_head(url)
     store = open_store(url)
     notifier = make_notifier(store)
     await notifier.start()
-    settings = Settings(
+    chosen = Settings(
         address="127.0.0.1:0",
         worker_token=worker_token,
         rates=rates,
         trusted_proxies=trusted_proxies,
+        **settings,
     )
-    server = (await assemble(settings, store, notifier)).server
+    server = (await assemble(chosen, store, notifier)).server
     await server.start()
     client = ParlourClient(f"127.0.0.1:{server.port}")
     try:

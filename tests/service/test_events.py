@@ -30,6 +30,10 @@ async def test_every_event_the_service_writes_decodes_to_its_typed_event(store_u
         left = await app.host_table("crazy8s", 2, {})
         joined = await app.join(left.table.table_id, "Bo")
         await app.leave(left.table.table_id, joined.seat, Credentials(seat_token=joined.seat_token))
+        # ...and someone the host removes (SeatRemoved)
+        removed = await app.join(left.table.table_id, "Cy")
+        host = Credentials(host_token=left.host_token)
+        await app.remove_from_seat(left.table.table_id, removed.seat, host)
         played = await seat_table(app, "crazy8s", 2)
         await play_moves(app, played, random.Random(3), 10_000)
         assert played.mirror.state is not None and played.mirror.state.is_over

@@ -14,6 +14,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from parlour.client import ParlourClient, ParlourError, SyncParlourClient
 from parlour.engine.registry import all_games
 from parlour.service.domain.clock import CLOCK_OPTIONS
+from parlour.service.domain.table_options import TABLE_OPTIONS
 from parlour.v1 import catalogue_pb2, lobby_pb2, play_pb2
 from tests.service.harness import running_service, seated_table
 
@@ -53,9 +54,9 @@ async def test_the_catalogue_publishes_every_game_and_its_options(sqlite_url: st
         assert all(not game.rules_text for game in games)
         for info, game in zip(all_games(), games, strict=True):
             assert (game.min_seats, game.max_seats) == (info.min_seats, info.max_seats)
-            # the game's own options, then the turn clock's (every game has them)
+            # the game's own options, then the turn clock's and the table's (every game has them)
             assert [option.name for option in game.options] == [
-                spec.name for spec in (*info.options, *CLOCK_OPTIONS)
+                spec.name for spec in (*info.options, *CLOCK_OPTIONS, *TABLE_OPTIONS)
             ]
             for option in game.options:
                 assert option.type != catalogue_pb2.OPTION_TYPE_UNSPECIFIED

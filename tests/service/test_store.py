@@ -55,7 +55,16 @@ from parlour.service.store.sqlite import SqliteEventStore
 from parlour.service.store.urls import libpq_url, normalize_url
 
 ROOT = Path(__file__).resolve().parents[2]
-STORE_TABLES = {"events", "tables", "seats", "bot_leases", "turns"}
+STORE_TABLES = {
+    "events",
+    "tables",
+    "seats",
+    "bot_leases",
+    "turns",
+    "accounts",
+    "devices",
+    "sessions",
+}
 
 
 def hosted(table_id: str = "t1", game: str = "wizard", status: str = "open") -> TableRow:

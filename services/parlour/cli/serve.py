@@ -20,6 +20,7 @@ from typing import Any
 
 from parlour.cli import options as ops
 from parlour.cli.metrics_http import start_metrics
+from parlour.cli.account_flags import account_settings, add_account_arguments
 from parlour.cli.options import database_url_argument, safe_url
 from parlour.service import bootstrap
 from parlour.service.app import sweeper
@@ -131,6 +132,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ops.tls_server_arguments(parser)
     ops.metrics_arguments(parser)
     ops.log_arguments(parser, debug_help="DEBUG also logs health checks")
+    add_account_arguments(parser)
 
 
 _KNOB_HELP = {
@@ -257,6 +259,7 @@ def run(args: argparse.Namespace) -> int:
         page_secret=page_secret.encode() if page_secret else None,
         rates=limiting,
         trusted_proxies=proxies,
+        **account_settings(args),
     )
     try:
         event_loop(args.event_loop)(_serve(settings, ready, args.metrics_address))

@@ -9,6 +9,8 @@ uses ``GET`` with the request JSON in the ``q`` query parameter. A new RPC in
 the contract needs no change here.
 
 The workers' ``BotService`` is left out: browsers never act for bots.
+``AccountService`` keeps the session in HttpOnly cookies and needs a CSRF
+header with them (``sessions.py``).
 Tokens travel as the headers ``X-Parlour-Seat-Token`` and
 ``X-Parlour-Host-Token`` and are passed on as gRPC metadata. gRPC status codes
 become HTTP status codes (``HTTP_STATUS``, every code); the body is
@@ -51,6 +53,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as Message_
 
 import parlour.v1
+from parlour.gateway import sessions
 
 FORWARDED_HEADERS = ("x-parlour-seat-token", "x-parlour-host-token")
 #: the metadata key naming the browser's address (the service trusts it from a
@@ -213,6 +216,7 @@ def _refusal(status: int, message: str) -> JSONResponse:
         404: "NOT_FOUND",
         405: "UNIMPLEMENTED",
         408: "DEADLINE_EXCEEDED",
+        403: "PERMISSION_DENIED",
     }.get(status, "INVALID_ARGUMENT")
     return JSONResponse({"code": code, "message": message}, status_code=status)
 
@@ -302,9 +306,11 @@ def create_app(
         if rpc is None:
             return _error(grpc.StatusCode.NOT_FOUND, f"no RPC {key[0]}/{key[1]} in the contract")
         try:
+            sessions.check_csrf(request)
             message = await parse(request, rpc)
-            sent_metadata = metadata(request)
-        except BadInput as refused:
+            sent_metadata = metadata(request) + sessions.session_metadata(request)
+            new_device = sessions.prepare(*key, message, request)
+        except (BadInput, sessions.Refused) as refused:
             return _refusal(refused.status, refused.message)
         except ClientDisconnect:
             return _refusal(400, "the client went away before sending its request")
@@ -338,7 +344,7 @@ def create_app(
             response = await method(message, metadata=sent_metadata, timeout=30)
         except grpc.aio.AioRpcError as exc:
             return _rpc_error(exc)
-        return JSONResponse(_to_json(response))
+        return sessions.answer(*key, _to_json(response), request, new_device)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 400

@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 import grpc
 
 from parlour.service.app import metrics
+from parlour.service.app.accounts import DEFAULT_SESSION_SECONDS, Accounts
 from parlour.service.app.bots import DEFAULT_LEASE_SECONDS, BotTurns, LeaseGuard
+from parlour.service.app.moderation import (
+    DEFAULT_MAX_OPEN_SEATS,
+    DEFAULT_MAX_OPEN_TABLES,
+    AccountCaps,
+)
 from parlour.service.app.parlour import WATCH_POLL_SECONDS, Parlour
 from parlour.service.app.sweeper import Sweeper, SweepSettings
 from parlour.service.grpc.rates import Rates
@@ -69,6 +75,10 @@ class Settings:
     #: networks of proxies (the gateway) trusted to name the caller's address in
     #: ``x-parlour-client-address``; none by default (every caller is its peer address)
     trusted_proxies: tuple[str, ...] = ()
+    #: accounts (issue 30): how long a session lasts, and the per-account caps
+    session_seconds: float = DEFAULT_SESSION_SECONDS
+    max_open_tables_per_account: int = DEFAULT_MAX_OPEN_TABLES
+    max_open_seats_per_account: int = DEFAULT_MAX_OPEN_SEATS
 
 
 @dataclass(frozen=True)
@@ -114,6 +124,12 @@ async def assemble(
         watch_poll_seconds=settings.catch_up_seconds,
         bot_act_guard=LeaseGuard(store).check_act,
         page_secret=page_secret(settings),
+        accounts=Accounts(store.accounts, session_seconds=settings.session_seconds),
+        caps=AccountCaps(
+            store.accounts,
+            max_open_tables=settings.max_open_tables_per_account,
+            max_open_seats=settings.max_open_seats_per_account,
+        ),
     )
     bot_turns = BotTurns(
         app, notifier, worker_token=settings.worker_token, lease_seconds=settings.lease_seconds

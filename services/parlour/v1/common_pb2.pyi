@@ -43,6 +43,10 @@ Authentication is by call metadata (gRPC headers), never in messages:
   "x-parlour-worker-id"    sent by a worker with its worker token in Act: the
                           worker_id it claimed the bot's turn with
                           (BotService.ClaimTurn), checked against the lease.
+  "authorization"          "Bearer <session token>": an account's session
+                          (accounts.proto). It stands in for the seat token
+                          of a seat the account took, and for the host token
+                          of a table it hosted; a dead one is UNAUTHENTICATED.
 Tokens are opaque URL-safe strings; the server keeps only their hashes, so
 a lost token cannot be recovered. A missing token is answered
 UNAUTHENTICATED, a wrong one PERMISSION_DENIED. Each of these keys (every

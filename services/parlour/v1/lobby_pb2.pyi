@@ -112,6 +112,7 @@ class SeatSetup(_message.Message):
 
     KIND_FIELD_NUMBER: _builtins.int
     BOT_LEVEL_FIELD_NUMBER: _builtins.int
+    INVITE_ONLY_FIELD_NUMBER: _builtins.int
     kind: Global___SeatKind.ValueType
     """A person or a bot (unspecified means a person)."""
     bot_level: _builtins.str
@@ -120,15 +121,22 @@ class SeatSetup(_message.Message):
     that publishes no levels for the game accepts any). Empty for a person.
     At most 32 characters.
     """
+    invite_only: _builtins.bool
+    """For a person: the seat is kept for an invited player. HostTable answers
+    its seat code (HostTableResponse.seat_codes), which the host passes on
+    with the invitation; JoinTable takes the seat only with that code. A seat
+    without one is open to anyone.
+    """
     def __init__(
         self,
         *,
         kind: Global___SeatKind.ValueType = ...,
         bot_level: _builtins.str = ...,
+        invite_only: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "kind", b"kind"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "invite_only", b"invite_only", "kind", b"kind"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -145,6 +153,8 @@ class Seat(_message.Message):
     BOT_LEVEL_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     OCCUPIED_FIELD_NUMBER: _builtins.int
+    INVITE_ONLY_FIELD_NUMBER: _builtins.int
+    SIGNED_IN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat number, 0-based; play goes in increasing seat order (clockwise)."""
     kind: Global___SeatKind.ValueType
@@ -155,6 +165,10 @@ class Seat(_message.Message):
     """The name the person gave (or the bot's name); empty while the seat is free."""
     occupied: _builtins.bool
     """True once a person has taken the seat; always true for a bot."""
+    invite_only: _builtins.bool
+    """True when the seat is kept for an invited player (it needs its seat code)."""
+    signed_in: _builtins.bool
+    """True when the person in the seat is signed in to an account."""
     def __init__(
         self,
         *,
@@ -163,10 +177,12 @@ class Seat(_message.Message):
         bot_level: _builtins.str = ...,
         player_name: _builtins.str = ...,
         occupied: _builtins.bool = ...,
+        invite_only: _builtins.bool = ...,
+        signed_in: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "kind", b"kind", "occupied", b"occupied", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "invite_only", b"invite_only", "kind", b"kind", "occupied", b"occupied", "player_name", b"player_name", "seat", b"seat", "signed_in", b"signed_in"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -331,6 +347,9 @@ class HostTableRequest(_message.Message):
         """Option values by name, as text (see GameInfo.options); options left out
         take their default. Unknown names and disallowed values are refused.
         At most 32 options; each name and each value at most 64 characters.
+        Besides the game's own and the clock's, every game lists the table option
+        "spectators": "on" (the default) or "off"; off refuses every view without
+        a seat (GetView, Watch, GetReplay as a spectator) with PERMISSION_DENIED.
         """
 
     @_builtins.property
@@ -364,6 +383,34 @@ class HostTableRequest(_message.Message):
 Global___HostTableRequest: _TypeAlias = HostTableRequest  # noqa: Y015
 
 @_typing.final
+class SeatCode(_message.Message):
+    """The code of one invite-only seat, for the invitation."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat number."""
+    code: _builtins.str
+    """The secret that takes the seat (JoinTableRequest.seat_code): 128 random
+    bits, URL-safe base64. Stored only as its digest. Shown once.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatCode: _TypeAlias = SeatCode  # noqa: Y015
+
+@_typing.final
 class HostTableResponse(_message.Message):
     """Response of LobbyService.HostTable."""
 
@@ -373,6 +420,7 @@ class HostTableResponse(_message.Message):
     HOST_TOKEN_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    SEAT_CODES_FIELD_NUMBER: _builtins.int
     host_token: _builtins.str
     """The host's secret: send it as "x-parlour-host-token" to StartTable. Shown once."""
     seat: _builtins.int
@@ -383,6 +431,12 @@ class HostTableResponse(_message.Message):
     def table(self) -> Global___Table:
         """The new table, status OPEN."""
 
+    @_builtins.property
+    def seat_codes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCode]:
+        """The codes of the invite-only seats (SeatSetup.invite_only), in seat order
+        (the host's own seat too: it needs its code again once given up). Shown once.
+        """
+
     def __init__(
         self,
         *,
@@ -390,10 +444,11 @@ class HostTableResponse(_message.Message):
         host_token: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         seat_token: _builtins.str = ...,
+        seat_codes: _abc.Iterable[Global___SeatCode] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "host_token", b"host_token", "seat", b"seat", "seat_token", b"seat_token", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "host_token", b"host_token", "seat", b"seat", "seat_codes", b"seat_codes", "seat_token", b"seat_token", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -525,6 +580,7 @@ class JoinTableRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     ENTROPY_FIELD_NUMBER: _builtins.int
+    SEAT_CODE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table to join. At most 64 characters."""
     seat: _builtins.int
@@ -537,6 +593,16 @@ class JoinTableRequest(_message.Message):
     characters (client libraries send 32 random bytes). Recorded in the
     public SeatTaken event; a seat that sends none (or a bot) contributes "".
     """
+    seat_code: _builtins.str
+    """The code of an invite-only seat (from the host's invitation): with it
+    and no `seat`, the seat the code belongs to. Without it only seats open
+    to anyone are taken. At most 64 characters.
+    A signed-in caller (accounts.proto) gets the seat bound to the account,
+    and the seat shows the account's name when it has claimed one.
+    Errors besides JoinTable's: PERMISSION_DENIED a wrong seat code, an
+    invite-only seat without one, or a caller the host removed from this
+    table; RESOURCE_EXHAUSTED the account's cap of seats at open tables.
+    """
     def __init__(
         self,
         *,
@@ -544,10 +610,11 @@ class JoinTableRequest(_message.Message):
         seat: _builtins.int | None = ...,
         player_name: _builtins.str = ...,
         entropy: _builtins.str = ...,
+        seat_code: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "entropy", b"entropy", "player_name", b"player_name", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "entropy", b"entropy", "player_name", b"player_name", "seat", b"seat", "seat_code", b"seat_code", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -682,3 +749,53 @@ class StartTableResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StartTableResponse: _TypeAlias = StartTableResponse  # noqa: Y015
+
+@_typing.final
+class RemoveFromSeatRequest(_message.Message):
+    """Request for LobbyService.RemoveFromSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table (the host token goes in the metadata). At most 64 characters."""
+    seat: _builtins.int
+    """The seat to free."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RemoveFromSeatRequest: _TypeAlias = RemoveFromSeatRequest  # noqa: Y015
+
+@_typing.final
+class RemoveFromSeatResponse(_message.Message):
+    """Response of LobbyService.RemoveFromSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table(self) -> Global___Table:
+        """The table after the removal."""
+
+    def __init__(
+        self,
+        *,
+        table: Global___Table | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RemoveFromSeatResponse: _TypeAlias = RemoveFromSeatResponse  # noqa: Y015

@@ -65,6 +65,11 @@ class LobbyServiceStub:
                 request_serializer=parlour_dot_v1_dot_lobby__pb2.StartTableRequest.SerializeToString,
                 response_deserializer=parlour_dot_v1_dot_lobby__pb2.StartTableResponse.FromString,
                 _registered_method=True)
+        self.RemoveFromSeat = channel.unary_unary(
+                '/parlour.v1.LobbyService/RemoveFromSeat',
+                request_serializer=parlour_dot_v1_dot_lobby__pb2.RemoveFromSeatRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_lobby__pb2.RemoveFromSeatResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -131,6 +136,21 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RemoveFromSeat(self, request, context):
+        """The host removes a person from a seat before the start: the seat reopens
+        (its token stops working) and that account may not take a seat at this
+        table again. When the person was not signed in (no account), the table
+        seats only signed-in callers from then on (a stranger without an account
+        cannot be told apart). Recorded as a SeatRemoved event.
+        Metadata: "x-parlour-host-token" (or the host's session, see accounts.proto).
+        Errors: NOT_FOUND unknown table; UNAUTHENTICATED no token;
+        PERMISSION_DENIED wrong token; INVALID_ARGUMENT seat out of range;
+        FAILED_PRECONDITION table not open, or the seat is free or a bot's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -163,6 +183,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.StartTable,
                     request_deserializer=parlour_dot_v1_dot_lobby__pb2.StartTableRequest.FromString,
                     response_serializer=parlour_dot_v1_dot_lobby__pb2.StartTableResponse.SerializeToString,
+            ),
+            'RemoveFromSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveFromSeat,
+                    request_deserializer=parlour_dot_v1_dot_lobby__pb2.RemoveFromSeatRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_lobby__pb2.RemoveFromSeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -328,6 +353,33 @@ class LobbyService:
             '/parlour.v1.LobbyService/StartTable',
             parlour_dot_v1_dot_lobby__pb2.StartTableRequest.SerializeToString,
             parlour_dot_v1_dot_lobby__pb2.StartTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveFromSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.LobbyService/RemoveFromSeat',
+            parlour_dot_v1_dot_lobby__pb2.RemoveFromSeatRequest.SerializeToString,
+            parlour_dot_v1_dot_lobby__pb2.RemoveFromSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

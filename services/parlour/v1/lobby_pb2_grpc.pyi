@@ -85,6 +85,17 @@ class LobbyServiceStub:
     PERMISSION_DENIED wrong token; FAILED_PRECONDITION table not open or a
     person seat still free; ABORTED a concurrent change won (retry).
     """
+    RemoveFromSeat: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.RemoveFromSeatRequest, _lobby_pb2.RemoveFromSeatResponse]
+    """The host removes a person from a seat before the start: the seat reopens
+    (its token stops working) and that account may not take a seat at this
+    table again. When the person was not signed in (no account), the table
+    seats only signed-in callers from then on (a stranger without an account
+    cannot be told apart). Recorded as a SeatRemoved event.
+    Metadata: "x-parlour-host-token" (or the host's session, see accounts.proto).
+    Errors: NOT_FOUND unknown table; UNAUTHENTICATED no token;
+    PERMISSION_DENIED wrong token; INVALID_ARGUMENT seat out of range;
+    FAILED_PRECONDITION table not open, or the seat is free or a bot's.
+    """
 
 @_typing.type_check_only
 class LobbyServiceAsyncStub(LobbyServiceStub):
@@ -126,6 +137,17 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     Errors: NOT_FOUND unknown table; UNAUTHENTICATED no token;
     PERMISSION_DENIED wrong token; FAILED_PRECONDITION table not open or a
     person seat still free; ABORTED a concurrent change won (retry).
+    """
+    RemoveFromSeat: _aio.UnaryUnaryMultiCallable[_lobby_pb2.RemoveFromSeatRequest, _lobby_pb2.RemoveFromSeatResponse]  # type: ignore[assignment]
+    """The host removes a person from a seat before the start: the seat reopens
+    (its token stops working) and that account may not take a seat at this
+    table again. When the person was not signed in (no account), the table
+    seats only signed-in callers from then on (a stranger without an account
+    cannot be told apart). Recorded as a SeatRemoved event.
+    Metadata: "x-parlour-host-token" (or the host's session, see accounts.proto).
+    Errors: NOT_FOUND unknown table; UNAUTHENTICATED no token;
+    PERMISSION_DENIED wrong token; INVALID_ARGUMENT seat out of range;
+    FAILED_PRECONDITION table not open, or the seat is free or a bot's.
     """
 
 class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -201,6 +223,23 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors: NOT_FOUND unknown table; UNAUTHENTICATED no token;
         PERMISSION_DENIED wrong token; FAILED_PRECONDITION table not open or a
         person seat still free; ABORTED a concurrent change won (retry).
+        """
+
+    @_abc_1.abstractmethod
+    def RemoveFromSeat(
+        self,
+        request: _lobby_pb2.RemoveFromSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.RemoveFromSeatResponse, _abc.Awaitable[_lobby_pb2.RemoveFromSeatResponse]]:
+        """The host removes a person from a seat before the start: the seat reopens
+        (its token stops working) and that account may not take a seat at this
+        table again. When the person was not signed in (no account), the table
+        seats only signed-in callers from then on (a stranger without an account
+        cannot be told apart). Recorded as a SeatRemoved event.
+        Metadata: "x-parlour-host-token" (or the host's session, see accounts.proto).
+        Errors: NOT_FOUND unknown table; UNAUTHENTICATED no token;
+        PERMISSION_DENIED wrong token; INVALID_ARGUMENT seat out of range;
+        FAILED_PRECONDITION table not open, or the seat is free or a bot's.
         """
 
 def add_LobbyServiceServicer_to_server(servicer: LobbyServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -14,11 +14,19 @@ from typing import Any
 from parlour.engine.registry import get_game
 from parlour.service.app import auth, paging
 from parlour.service.app.dealing import Dealer
+from parlour.service.app.moderation import (
+    AccountCaps,
+    check_may_sit,
+    check_seat_name,
+    new_seat_code,
+    pick_for_join,
+)
 from parlour.service.app.seating import (
     Credentials,
     Hosted,
     Joined,
     SeatChoice,
+    check_host,
     check_seat,
     clean_name,
     default_name,
@@ -32,7 +40,8 @@ from parlour.service.domain.clock import TURN_SECONDS, resolve_clock, split_opti
 from parlour.service.domain.errors import BadRequest, WrongTableState, shorten
 from parlour.service.domain.events import GameStarted, SeatLeft, SeatTaken, TableHosted
 from parlour.service.domain.statuses import SeatKind, TableStatus
-from parlour.service.store.protocol import SeatRow, StoredEvent, TableQuery, TableRow, utcnow
+from parlour.service.domain.table_options import SPECTATORS, split_table_options
+from parlour.service.store.protocol import StoredEvent, TableQuery, TableRow, utcnow
 
 
 class Lobby:
@@ -46,10 +55,12 @@ class Lobby:
         worker_token_hash: str | None,
         bot_levels: Mapping[str, Sequence[str]],
         pager: paging.Pager | None = None,
+        caps: AccountCaps | None = None,
     ) -> None:
         self.tables = tables
         #: signs and checks ListTables page tokens (a secret of its own if none is given)
         self.pager = pager or paging.Pager(paging.new_secret())
+        self.caps = caps or AccountCaps(tables.store.accounts)
         self.store = tables.store
         self.dealer = dealer
         self._worker_token_hash = worker_token_hash
@@ -69,12 +80,19 @@ class Lobby:
         host_seat: int | None = None,
         players_entropy: bool = False,
         host_entropy: str = "",
+        credentials: Credentials = Credentials(),
     ) -> Hosted:
         """Set up a table seating exactly what the host asked for.
 
         With ``players_entropy`` the server draws its seed now and publishes
-        its commitment in TableHosted, before any seat contributes.
+        its commitment in TableHosted, before any seat contributes. A
+        signed-in host (``credentials.account_id``) hosts within the account's
+        caps; the table and the host's seat are bound to the account.
         """
+        account = credentials.account_id
+        await self.caps.check_hosting(account, takes_seat=host_takes_seat)
+        if credentials.account_name and host_takes_seat:
+            host_player_name = credentials.account_name
         info = get_game(game)
         if seats == 0:
             seats = len(seat_setup)
@@ -82,14 +100,24 @@ class Lobby:
             raise BadRequest("give the number of seats or a seat setup")
         if seat_setup and len(seat_setup) != seats:
             raise BadRequest(f"{seats} seats but a setup for {len(seat_setup)}")
+        options, table_options = split_table_options(options)
         game_options, clock_options = split_options(options)
         resolved = info.resolve(seats, game_options)
         clock = resolve_clock(clock_options)
         choices = list(seat_setup) or [SeatChoice() for _ in range(seats)]
         self._check_bot_levels(info.id, choices)
         host_name = clean_name(host_player_name, "host_player_name", required=host_takes_seat)
+        if host_takes_seat:
+            await check_seat_name(self.store.accounts, host_name, credentials)
         host_entropy = entropy_hex(host_entropy, "host_entropy")
         seat_rows = [seat_row(seat, choice) for seat, choice in enumerate(choices)]
+        codes = {
+            seat: new_seat_code()
+            for seat, choice in enumerate(choices)
+            if choice.invite_only and seat_rows[seat].kind == SeatKind.PERSON
+        }
+        for kept, code in codes.items():
+            seat_rows[kept] = replace(seat_rows[kept], code_hash=auth.token_hash(code))
         hosted = TableHosted(
             game=info.id,
             seats=seats,
@@ -98,6 +126,8 @@ class Lobby:
             bot_levels=tuple(row.bot_level or "" for row in seat_rows),
             name=name or default_name(host_name, info),
             clock=clock,
+            seat_code_hashes=tuple(row.code_hash or "" for row in seat_rows) if codes else None,
+            spectators=False if table_options[SPECTATORS] == "off" else None,
         )
         if players_entropy:
             seed = deals.new_secret()  # private: revealed with the log once the game is over
@@ -117,23 +147,30 @@ class Lobby:
                 player_name=host_name,
                 token_hash=auth.token_hash(seat_token),
                 occupied=True,
+                account_id=account,
             )
-            events.append(SeatTaken(seat, host_name, host_entropy or None).new())
+            events.append(SeatTaken(seat, host_name, host_entropy or None, account).new())
         host_token = auth.new_token()
         row = TableRow(
             table_id=secrets.token_hex(8),
             game=info.id,
             seats=seats,
             # the clock's options are shown with the game's when the table has a clock
-            options={**resolved, **clock} if clock[TURN_SECONDS] else dict(resolved),
+            options={
+                **resolved,
+                **(clock if clock[TURN_SECONDS] else {}),
+                **({SPECTATORS: "off"} if hosted.spectators is False else {}),
+            },
             status=TableStatus.OPEN,
             host_token_hash=auth.token_hash(host_token),
             version=len(events),
             name=hosted.name,
             seat_rows=tuple(seat_rows),
+            host_account_id=account,
         )
         await self.store.create_table(row, events, now=row.created_at)
-        return Hosted(row, host_token, seat, seat_token)  # as stored: no need to read it back
+        # as stored: no need to read it back
+        return Hosted(row, host_token, seat, seat_token, codes)
 
     def _check_bot_levels(self, game: str, choices: Sequence[SeatChoice]) -> None:
         """Refuse a bot level the catalogue does not publish for ``game`` (if it publishes any)."""
@@ -177,29 +214,44 @@ class Lobby:
         return await self.tables.get_table(table_id)
 
     async def join(
-        self, table_id: str, player_name: str, seat: int | None = None, entropy: str = ""
+        self,
+        table_id: str,
+        player_name: str,
+        seat: int | None = None,
+        entropy: str = "",
+        *,
+        seat_code: str = "",
+        credentials: Credentials = Credentials(),
     ) -> Joined:
-        """Take a free person seat (``seat``, or the lowest free one).
+        """Take a free person seat (``seat``, or the lowest free one open to anyone, or
+        the one ``seat_code`` opens).
 
         ``entropy`` is the seat's contribution to the deals (hex), used when
-        the table was hosted with players' entropy.
+        the table was hosted with players' entropy. A signed-in caller's seat
+        is bound to the account (and shows its claimed name); the rules of
+        ``moderation.py`` decide who may sit.
         """
-        name = clean_name(player_name, "player_name", required=True)
+        account = credentials.account_id
+        name = clean_name(credentials.account_name or player_name, "player_name", required=True)
         entropy = entropy_hex(entropy, "entropy")
+        await self.caps.check_seating(account)
+        await check_seat_name(self.store.accounts, name, credentials)
 
         async def take(unit: Unit) -> tuple[int, str]:
             table = await unit.row()
             require_open(table, "join")
-            taken = pick_seat(list(table.seat_rows), seat, table.seats)
+            check_may_sit(unit.folded, table, credentials)
+            taken = pick_for_join(list(table.seat_rows), seat, table.seats, seat_code)
             token = auth.new_token()
             row = replace(
                 table.seat_rows[taken],
                 player_name=name,
                 token_hash=auth.token_hash(token),
                 occupied=True,
+                account_id=account,
             )
             await unit.commit(
-                [SeatTaken(taken, name, entropy or None).new()],
+                [SeatTaken(taken, name, entropy or None, account).new()],
                 applied=False,
                 seat_updates=[row],
                 person_active_at=utcnow(),
@@ -207,8 +259,8 @@ class Lobby:
             return taken, token
 
         taken, token = await self.tables.run(
-            table_id, take, lost="the table changed while joining; try again", folded=False
-        )
+            table_id, take, lost="the table changed while joining; try again"
+        )  # with the fold: it holds who the host removed (check_may_sit)
         return Joined(taken, token, await self.get_table(table_id))
 
     async def leave(self, table_id: str, seat: int, credentials: Credentials) -> TableRow:
@@ -221,7 +273,7 @@ class Lobby:
             await unit.commit(
                 [SeatLeft(seat).new()],
                 applied=False,
-                seat_updates=[SeatRow(seat=seat, kind=SeatKind.PERSON)],
+                seat_updates=[table.seat_rows[seat].freed()],
             )
 
         await self.tables.run(
@@ -234,7 +286,7 @@ class Lobby:
 
         async def deal(unit: Unit) -> TableRow:
             table = await self.get_table(table_id)
-            auth.check_token(credentials.host_token, table.host_token_hash, "host")
+            check_host(table, credentials)
             require_open(table, "start")
             empty = [row.seat for row in table.seat_rows if not row.occupied]
             if empty:

@@ -6,7 +6,9 @@ concern, over one cache of folded tables (``tables.py``: the unit of work):
 
 * ``lobby.py``: host, list, get, join, leave, start;
 * ``play.py``: view, act, watch;
-* ``duties.py``: time out, return to seat, expire, abandon (the sweeper's).
+* ``duties.py``: time out, return to seat, expire, abandon (the sweeper's);
+* ``accounts.py``: guests, names, sessions; ``moderation.py``: the host's
+  removals, invite-only seats, spectators, the per-account caps.
 
 No gRPC and no driver here: the store and the notifier come in through the
 constructor (``parlour.service.bootstrap`` wires the real ones).
@@ -17,12 +19,15 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from parlour.service.app import auth, paging
+from parlour.service.app.accounts import DEFAULT_SESSION_SECONDS, Accounts, bearer_token
 from parlour.service.app.dealing import Dealer
 from parlour.service.app.duties import Duties
 from parlour.service.app.lobby import Lobby
+from parlour.service.app.moderation import AccountCaps, Moderation
 from parlour.service.app.play import MoveSpec, Play
 from parlour.service.app.ports import BotActGuard, Waiter
 from parlour.service.app.seating import Credentials, Hosted, Joined, SeatChoice
@@ -59,23 +64,32 @@ class Parlour:
         bot_levels: Mapping[str, Sequence[str]] | None = None,
         bot_act_guard: BotActGuard | None = None,
         page_secret: bytes | None = None,
+        accounts: Accounts | None = None,
+        caps: AccountCaps | None = None,
     ) -> None:
         """``bot_act_guard`` is called before a worker's Act for a bot seat and raises
         TurnLeased when another worker holds the turn (``bots.LeaseGuard.check_act``).
         ``page_secret`` signs ListTables page tokens (``paging.Pager``; replicas
-        must share it; None: a random one, good for this process only)."""
+        must share it; None: a random one, good for this process only).
+        ``accounts`` and ``caps`` default to the store's accounts with the default
+        session time and caps."""
         self.store = store
         self.notifier = notifier
         worker_hash = auth.token_hash(worker_token) if worker_token else None
         dealer = Dealer(rng or secrets.SystemRandom())
         self.tables = Tables(store, cache_size=cache_size)
+        self.accounts = accounts or Accounts(
+            store.accounts, session_seconds=DEFAULT_SESSION_SECONDS
+        )
         self.lobby = Lobby(
             self.tables,
             dealer,
             worker_token_hash=worker_hash,
             bot_levels=bot_levels or {},
+            caps=caps or AccountCaps(store.accounts),
             pager=paging.Pager(page_secret or paging.new_secret()),
         )
+        self.moderation = Moderation(self.tables)
         self.play = Play(
             self.tables,
             notifier,
@@ -110,6 +124,7 @@ class Parlour:
         host_seat: int | None = None,
         players_entropy: bool = False,
         host_entropy: str = "",
+        credentials: Credentials = Credentials(),
     ) -> Hosted:
         """See :meth:`Lobby.host_table`."""
         return await self.lobby.host_table(
@@ -123,6 +138,7 @@ class Parlour:
             host_seat=host_seat,
             players_entropy=players_entropy,
             host_entropy=host_entropy,
+            credentials=credentials,
         )
 
     async def list_tables(
@@ -140,10 +156,39 @@ class Parlour:
         return await self.lobby.get_table(table_id)
 
     async def join(
-        self, table_id: str, player_name: str, seat: int | None = None, entropy: str = ""
+        self,
+        table_id: str,
+        player_name: str,
+        seat: int | None = None,
+        entropy: str = "",
+        *,
+        seat_code: str = "",
+        credentials: Credentials = Credentials(),
     ) -> Joined:
         """See :meth:`Lobby.join`."""
-        return await self.lobby.join(table_id, player_name, seat, entropy)
+        return await self.lobby.join(
+            table_id, player_name, seat, entropy, seat_code=seat_code, credentials=credentials
+        )
+
+    async def remove_from_seat(
+        self, table_id: str, seat: int, credentials: Credentials
+    ) -> TableRow:
+        """See :meth:`Moderation.remove_from_seat`; the table after."""
+        await self.moderation.remove_from_seat(table_id, seat, credentials)
+        return await self.lobby.get_table(table_id)
+
+    async def identify(self, credentials: Credentials, authorization: str | None) -> Credentials:
+        """``credentials`` with the account of the session in ``authorization`` (the
+        metadata's value, None when absent); NotSignedIn for a dead session."""
+        token = bearer_token(authorization)
+        if token is None:
+            return credentials
+        caller = await self.accounts.caller(token)
+        return replace(
+            credentials,
+            account_id=caller.account.account_id,
+            account_name=caller.account.name,
+        )
 
     async def leave(self, table_id: str, seat: int, credentials: Credentials) -> TableRow:
         """See :meth:`Lobby.leave`."""

@@ -20,6 +20,7 @@ from parlour.engine.actions import Action
 from parlour.engine.base import GameState
 from parlour.engine.errors import EngineError
 from parlour.service.app.dealing import Dealer
+from parlour.service.app.moderation import check_spectator
 from parlour.service.app.ports import BotActGuard, Waiter
 from parlour.service.app.seating import Credentials, by_worker, check_seat
 from parlour.service.app.tables import Tables, Unit, turn_rows
@@ -98,6 +99,8 @@ class Play:
         if seat is not None:
             away = await self._away(table, given, seat)
             check_seat(table, seat, given, self._worker_token_hash, away)
+        else:
+            check_spectator(table)
 
     async def view(
         self,

@@ -25,7 +25,9 @@ from typing import Any
 from parlour.engine.actions import ActionKind
 from parlour.engine.cards import Card
 from parlour.service.app import auth
+from parlour.service.app.moderation import check_spectator
 from parlour.service.app.parlour import Credentials, Parlour
+from parlour.service.app.seating import holds_seat
 from parlour.service.domain.errors import BadRequest
 from parlour.service.domain.events import (
     ActionTaken,
@@ -137,10 +139,13 @@ async def get_replay(
     table = await app.get_table(table_id)
     events = await app.store.read(table_id)
     finished = any(event.type in _ENDS for event in events)
-    if seat is not None and not finished:
+    if seat is None:
+        check_spectator(table)  # a replay is public only where spectators may watch
+    elif not finished:
         if not 0 <= seat < table.seats:
             raise BadRequest(f"table {table_id} has seats 0 to {table.seats - 1}, not seat {seat}")
         row = table.seat_rows[seat]
-        auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
+        if not holds_seat(row, credentials):
+            auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
     visible = await asyncio.to_thread(visible_log, events, seat)
     return ReplayLog(table, tuple(visible), finished)

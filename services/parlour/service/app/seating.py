@@ -8,7 +8,7 @@ they stay short; ``parlour.py`` re-exports :class:`Credentials` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from parlour.engine.registry import GameInfo
 from parlour.service.app import auth
@@ -27,6 +27,11 @@ class Credentials:
     host_token: str | None = None
     worker_token: str | None = None
     worker_id: str | None = None  # the AI worker's name, to check its lease on a bot turn
+    #: the caller's account, once the session in the call's metadata was checked
+    #: (``Parlour.identify``); None without a session
+    account_id: str | None = None
+    #: the account's claimed name (None: a guest, or no session)
+    account_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,8 @@ class SeatChoice:
 
     kind: SeatKind | str = SeatKind.PERSON
     bot_level: str = ""
+    #: a person's seat kept for an invited player (it gets a seat code)
+    invite_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,8 @@ class Hosted:
     host_token: str
     seat: int | None
     seat_token: str
+    #: seat -> the code of each invite-only seat (shown once)
+    seat_codes: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -83,9 +92,27 @@ def check_seat(
                 "(send its seat token)"
             )
         auth.check_token(credentials.worker_token, worker_token_hash, "worker")
-    else:
+    elif not holds_seat(row, credentials):
         auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
     return row
+
+
+def holds_seat(row: SeatRow, credentials: Credentials) -> bool:
+    """Whether the call's session stands in for the seat's token: no seat token was sent
+    and the seat was taken by the caller's account."""
+    return bool(
+        not credentials.seat_token
+        and credentials.account_id
+        and row.account_id == credentials.account_id
+    )
+
+
+def check_host(table: TableRow, credentials: Credentials) -> None:
+    """The host token, or the session of the account that hosted the table."""
+    if credentials.host_token or not (
+        credentials.account_id and credentials.account_id == table.host_account_id
+    ):
+        auth.check_token(credentials.host_token, table.host_token_hash, "host")
 
 
 def require_open(table: TableRow, doing: str) -> None:

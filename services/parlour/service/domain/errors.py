@@ -72,3 +72,27 @@ class RequestIdReused(ServiceError):
 
 class AheadOfTable(ServiceError):
     """A Watch asked to resume from, or a GetView for, a version the table has not reached."""
+
+
+# --- accounts and moderation (issue 30) ---------------------------------------------------
+
+
+class NotSignedIn(ServiceError):
+    """The call needs a live session and carries none, or an unknown, expired or revoked one."""
+
+
+class NameTaken(ServiceError):
+    """Another account has claimed that name."""
+
+
+class AccountCapReached(ServiceError):
+    """The account is at one of the server's per-account caps (open tables, seats)."""
+
+
+class Barred(ServiceError):
+    """The caller may not do this here: removed from the table by its host, an
+    invite-only seat without its code, or spectators not allowed at the table."""
+
+
+class NoSuchSession(ServiceError):
+    """The account has no live session with that id."""

@@ -75,6 +75,10 @@ class TableHosted(DomainEvent):
     server_seed: str | None = None
     # a fork's source (replay/fork.py): {"table_id": ..., "seq": ...}
     forked_from: dict[str, Any] | None = None
+    # issue 30: per seat, the sha256 hex of an invite-only seat's code ("" for a seat open
+    # to anyone), and False when spectators may not watch (None: they may)
+    seat_code_hashes: tuple[str, ...] | None = None
+    spectators: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +87,7 @@ class SeatTaken(DomainEvent):
     seat: int
     player_name: str = ""
     entropy: str | None = None  # the seat's contribution to the shuffle, as hex
+    account_id: str | None = None  # the account that took the seat (issue 30), if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +164,17 @@ class GameAbandoned(DomainEvent):
     winners: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class SeatRemoved(DomainEvent):
+    """The host removed the person in ``seat`` before the start: the seat reopens, and
+    ``account_id`` may not sit at this table again (None: the person had no account, so
+    from now on the table seats only signed-in players)."""
+
+    TYPE = EventType.SEAT_REMOVED
+    seat: int
+    account_id: str | None = None
+
+
 EVENT_CLASSES: dict[str, type[DomainEvent]] = {
     kind.TYPE.value: kind
     for kind in (
@@ -173,6 +189,7 @@ EVENT_CLASSES: dict[str, type[DomainEvent]] = {
         SeatReturned,
         TableExpired,
         GameAbandoned,
+        SeatRemoved,
     )
 }
 

@@ -32,6 +32,7 @@ from parlour.service.domain.events import (
     GameStarted,
     SeatAway,
     SeatLeft,
+    SeatRemoved,
     SeatReturned,
     SeatTaken,
     TableExpired,
@@ -88,6 +89,10 @@ class Folded:
     #: "abandoned" or "expired" once the table ended without finishing its game
     ended: str = ""
     hosted: TableHosted | None = None
+    #: the accounts the host removed from the table (they may not sit here again)
+    barred_accounts: set[str] = field(default_factory=set)
+    #: the host removed a person without an account: only signed-in callers may sit
+    anonymous_barred: bool = False
 
     def apply(self, event: StoredEvent, *, check_digest: bool = False) -> None:
         """Fold one more event (its seq must follow ``self.version``)."""
@@ -129,6 +134,12 @@ class Folded:
                 self.seat_entropy[typed.seat] = typed.entropy or ""
             case SeatLeft():
                 self.seat_entropy.pop(typed.seat, None)
+            case SeatRemoved():
+                self.seat_entropy.pop(typed.seat, None)
+                if typed.account_id is None:
+                    self.anonymous_barred = True
+                else:
+                    self.barred_accounts.add(typed.account_id)
             case GameStarted():
                 hosted = self.hosted
                 assert hosted is not None, "the game started at a table nobody set up"
@@ -238,6 +249,8 @@ def describe(
             return seat, None, f"{typed.player_name or 'someone'} took seat {seat}"
         case SeatLeft():
             return typed.seat, None, f"seat {typed.seat} was given up"
+        case SeatRemoved():
+            return typed.seat, None, f"the host removed the player from seat {typed.seat}"
         case SeatAway():
             seat, level = typed.seat, typed.bot_level or "normal"
             return (

@@ -42,3 +42,5 @@ class EventType(StrEnum):
     SEAT_RETURNED = "SeatReturned"  # the person took the seat back with its token
     TABLE_EXPIRED = "TableExpired"  # an open table nobody started in time
     GAME_ABANDONED = "GameAbandoned"  # no person acted in time: ends, scores as they stand
+    # moderation (issue 30)
+    SEAT_REMOVED = "SeatRemoved"  # the host removed a person from a seat before the start

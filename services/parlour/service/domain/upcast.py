@@ -38,6 +38,15 @@ Also from then on (optional keys, no version change: absent means off/none):
 private ``server_seed``; ``SeatTaken`` ``entropy`` (the seat's contribution);
 ``GameStarted`` ``contributions`` (one per seat, in seat order).
 
+Issue 30 (accounts and moderation) added, the same way (optional keys, no
+version change, absent means none/on): ``TableHosted`` ``seat_code_hashes``
+(per seat, the SHA-256 of an invite-only seat's code, "" for an open seat)
+and ``spectators`` (false: no spectators); ``SeatTaken`` ``account_id``
+(absent: taken without a session, as every seat before). The new type
+``SeatRemoved`` (``seat``, optional ``account_id``) starts at version 1. A log
+written before has none of them and folds as before: every seat open, every
+table open to spectators, nobody barred.
+
 Every other event type is at version 1.
 """
 

@@ -29,6 +29,7 @@ from parlour.service.domain.clock import CLOCK_OPTIONS
 from parlour.service.domain.events import CardsDealt, decode
 from parlour.service.domain.fold import describe
 from parlour.service.domain.statuses import SeatKind, TableStatus
+from parlour.service.domain.table_options import TABLE_OPTIONS
 from parlour.service.store.protocol import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
 from parlour.words import say_event
@@ -54,7 +55,9 @@ def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
         name=info.name,
         min_seats=info.min_seats,
         max_seats=info.max_seats,
-        options=[option_spec_to_proto(spec) for spec in (*info.options, *CLOCK_OPTIONS)],
+        options=[
+            option_spec_to_proto(spec) for spec in (*info.options, *CLOCK_OPTIONS, *TABLE_OPTIONS)
+        ],
         summary=info.summary,
         rules_text=info.rules_text if with_rules else "",
     )
@@ -86,6 +89,8 @@ def table(row: TableRow) -> lobby_pb2.Table:
                 bot_level=seat.bot_level or "",
                 player_name=seat.player_name or "",
                 occupied=seat.occupied,
+                invite_only=bool(seat.code_hash),
+                signed_in=seat.account_id is not None,
             )
             for seat in row.seat_rows
         ],

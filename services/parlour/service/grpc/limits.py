@@ -111,6 +111,16 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.ClaimTurnRequest.games.item": GAME,
     "parlour.v1.ReleaseTurnRequest.worker_id": WORKER_ID,
     "parlour.v1.ReleaseTurnRequest.table_id": ID,
+    # accounts and moderation (issue 30)
+    "parlour.v1.JoinTableRequest.seat_code": ID,
+    "parlour.v1.RemoveFromSeatRequest.table_id": ID,
+    "parlour.v1.AuthenticateDeviceRequest.device_secret": 128,
+    "parlour.v1.ClaimNameRequest.name": 64,
+    "parlour.v1.ClaimNameRequest.password": 256,
+    "parlour.v1.SignInRequest.name": 64,
+    "parlour.v1.SignInRequest.password": 256,
+    "parlour.v1.SignInRequest.device_secret": 128,
+    "parlour.v1.RevokeSessionRequest.session_id": ID,
 }
 
 #: Call-metadata keys the service reads -> the longest value it accepts (tokens are 43 characters).
@@ -119,6 +129,7 @@ METADATA_LIMITS: Mapping[str, int] = {
     "x-parlour-host-token": 100,
     "x-parlour-worker-token": 1024,  # chosen by the operator
     "x-parlour-worker-id": WORKER_ID,
+    "authorization": 200,  # "Bearer " and a session token (43 characters)
 }
 
 

@@ -18,6 +18,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from parlour.service.app.bots import BotTurns
 from parlour.service.app.parlour import Parlour
 from parlour.service.grpc import limits, rates
+from parlour.service.grpc.accounts import AccountServicer
 from parlour.service.grpc.observe import ObservingInterceptor
 from parlour.service.grpc.reflection import enable_reflection
 from parlour.service.grpc.servicers import (
@@ -28,6 +29,8 @@ from parlour.service.grpc.servicers import (
     ReplayServicer,
 )
 from parlour.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
     bots_pb2,
     bots_pb2_grpc,
     catalogue_pb2,
@@ -126,6 +129,11 @@ async def build_server(
             bots_pb2_grpc.add_BotServiceServicer_to_server,
             BotServicer(bot_turns),
             _service_name(bots_pb2, "BotService"),
+        ),
+        (
+            accounts_pb2_grpc.add_AccountServiceServicer_to_server,
+            AccountServicer(app.accounts, app.store.accounts),
+            _service_name(accounts_pb2, "AccountService"),
         ),
     ]
     for register, servicer, _ in services:

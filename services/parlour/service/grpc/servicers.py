@@ -13,6 +13,7 @@ from typing import Any
 
 from parlour.engine.registry import GameInfo, all_games, get_game
 from parlour.service.app import auth
+from parlour.service.app.accounts import AUTHORIZATION_KEY
 from parlour.service.app.bots import BotTurns
 from parlour.service.app.parlour import Credentials, MoveSpec, Parlour, SeatChoice
 from parlour.service.app.replay_log import ReplayLog, get_replay
@@ -58,6 +59,18 @@ class _OverApp:
 
     def __init__(self, app: Parlour) -> None:
         self.app = app
+
+    async def _who(self, context: Context) -> Credentials:
+        """The call's tokens, with the account of its session (if it carries one)."""
+        return await self.app.identify(credentials(context), authorization(context))
+
+
+def authorization(context: Context) -> str | None:
+    """The call's ``authorization`` metadata (the session: accounts.proto), if any."""
+    for key, value in context.invocation_metadata() or ():
+        if key == AUTHORIZATION_KEY:
+            return value if isinstance(value, str) else value.decode()
+    return None
 
 
 def _optional_seat(request: Any) -> int | None:
@@ -111,7 +124,9 @@ class LobbyServicer(_OverApp, lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.HostTableRequest, context: Context
     ) -> lobby_pb2.HostTableResponse:
         setup = [
-            SeatChoice(convert.SEAT_KIND_FROM_PROTO.get(seat.kind, "?"), seat.bot_level)
+            SeatChoice(
+                convert.SEAT_KIND_FROM_PROTO.get(seat.kind, "?"), seat.bot_level, seat.invite_only
+            )
             for seat in request.seat_setup
         ]
         hosted = await self.app.host_table(
@@ -125,11 +140,16 @@ class LobbyServicer(_OverApp, lobby_pb2_grpc.LobbyServiceServicer):
             host_seat=request.host_seat if request.HasField("host_seat") else None,
             players_entropy=request.players_entropy,
             host_entropy=request.host_entropy,
+            credentials=await self._who(context),
         )
         response = lobby_pb2.HostTableResponse(
             table=convert.table(hosted.table),
             host_token=hosted.host_token,
             seat_token=hosted.seat_token,
+            seat_codes=[
+                lobby_pb2.SeatCode(seat=seat, code=code)
+                for seat, code in sorted(hosted.seat_codes.items())
+            ],
         )
         if hosted.seat is not None:
             response.seat = hosted.seat
@@ -160,7 +180,12 @@ class LobbyServicer(_OverApp, lobby_pb2_grpc.LobbyServiceServicer):
     ) -> lobby_pb2.JoinTableResponse:
         seat = _optional_seat(request)
         joined = await self.app.join(
-            request.table_id, request.player_name, seat, entropy=request.entropy
+            request.table_id,
+            request.player_name,
+            seat,
+            entropy=request.entropy,
+            seat_code=request.seat_code,
+            credentials=await self._who(context),
         )
         return lobby_pb2.JoinTableResponse(
             seat=joined.seat, seat_token=joined.seat_token, table=convert.table(joined.table)
@@ -170,15 +195,24 @@ class LobbyServicer(_OverApp, lobby_pb2_grpc.LobbyServiceServicer):
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
     ) -> lobby_pb2.LeaveTableResponse:
-        row = await self.app.leave(request.table_id, request.seat, credentials(context))
+        row = await self.app.leave(request.table_id, request.seat, await self._who(context))
         return lobby_pb2.LeaveTableResponse(table=convert.table(row))
 
     @unary
     async def StartTable(
         self, request: lobby_pb2.StartTableRequest, context: Context
     ) -> lobby_pb2.StartTableResponse:
-        row = await self.app.start(request.table_id, credentials(context))
+        row = await self.app.start(request.table_id, await self._who(context))
         return lobby_pb2.StartTableResponse(table=convert.table(row))
+
+    @unary
+    async def RemoveFromSeat(
+        self, request: lobby_pb2.RemoveFromSeatRequest, context: Context
+    ) -> lobby_pb2.RemoveFromSeatResponse:
+        row = await self.app.remove_from_seat(
+            request.table_id, request.seat, await self._who(context)
+        )
+        return lobby_pb2.RemoveFromSeatResponse(table=convert.table(row))
 
 
 class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
@@ -190,7 +224,7 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
     ) -> play_pb2.GetViewResponse:
         seat = _optional_seat(request)
         least = request.min_version if request.HasField("min_version") else None
-        seen = await self.app.view(request.table_id, seat, credentials(context), least)
+        seen = await self.app.view(request.table_id, seat, await self._who(context), least)
         return play_pb2.GetViewResponse(
             version=seen.version, view=convert.any_view(seen.view, seen.table, seat, seen)
         )
@@ -208,7 +242,7 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
         seen = await self.app.act(
             request.table_id,
             request.seat,
-            credentials(context),
+            await self._who(context),
             move,
             expected_version=(
                 request.expected_version if request.HasField("expected_version") else None
@@ -225,7 +259,9 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
     async def ReturnToSeat(
         self, request: play_pb2.ReturnToSeatRequest, context: Context
     ) -> play_pb2.ReturnToSeatResponse:
-        seen = await self.app.return_to_seat(request.table_id, request.seat, credentials(context))
+        seen = await self.app.return_to_seat(
+            request.table_id, request.seat, await self._who(context)
+        )
         return play_pb2.ReturnToSeatResponse(
             version=seen.version,
             view=convert.any_view(seen.view, seen.table, request.seat, seen),
@@ -236,7 +272,9 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
         self, request: play_pb2.WatchRequest, context: Context
     ) -> AsyncIterator[play_pb2.WatchResponse]:
         seat = _optional_seat(request)
-        updates = self.app.watch(request.table_id, seat, credentials(context), request.from_version)
+        updates = self.app.watch(
+            request.table_id, seat, await self._who(context), request.from_version
+        )
         async for seen in updates:
             yield play_pb2.WatchResponse(
                 version=seen.version,
@@ -322,5 +360,5 @@ class ReplayServicer(_OverApp, replay_pb2_grpc.ReplayServiceServicer):
         self, request: replay_pb2.GetReplayRequest, context: Context
     ) -> replay_pb2.GetReplayResponse:
         seat = _optional_seat(request)
-        log = await get_replay(self.app, request.table_id, seat, credentials(context))
+        log = await get_replay(self.app, request.table_id, seat, await self._who(context))
         return replay_response(log)

@@ -67,6 +67,12 @@ _CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (errors.ShuttingDown, grpc.StatusCode.UNAVAILABLE),
     # The database is down or overloaded: a retry elsewhere or later may work.
     (StoreUnavailable, grpc.StatusCode.UNAVAILABLE),
+    # accounts and moderation (issue 30)
+    (errors.NotSignedIn, grpc.StatusCode.UNAUTHENTICATED),
+    (errors.NameTaken, grpc.StatusCode.ALREADY_EXISTS),
+    (errors.AccountCapReached, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (errors.Barred, grpc.StatusCode.PERMISSION_DENIED),
+    (errors.NoSuchSession, grpc.StatusCode.NOT_FOUND),
 )
 
 

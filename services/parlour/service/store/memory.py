@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
+from parlour.service.store.accounts_memory import AccountMemory, MemoryAccounts
 from parlour.service.store.protocol import (
     AppendRefused,
     EventStore,
@@ -75,6 +76,7 @@ class _Memory:
     seats: dict[str, dict[int, SeatRow]] = field(default_factory=dict)
     turns: dict[str, dict[int, _TurnRecord]] = field(default_factory=dict)
     leases: dict[tuple[str, int], Lease] = field(default_factory=dict)
+    accounts: AccountMemory = field(default_factory=AccountMemory)
 
 
 class MemoryEventStore(EventStore):
@@ -86,6 +88,8 @@ class MemoryEventStore(EventStore):
         super().__init__()
         self.url: str = url
         self._memory = memory if memory is not None else _Memory()
+        held = self._memory
+        self.accounts = MemoryAccounts(held.lock, held.accounts, held.tables, held.seats)
 
     def replica(self) -> MemoryEventStore:
         """Another store over the same memory, as a second replica of the process would

@@ -36,6 +36,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store import postgres_sql as sql
+from parlour.service.store.accounts_postgres import PostgresAccounts
 from parlour.service.store.protocol import (
     CONNECTION_WAIT_SECONDS,
     NOTIFY_CHANNEL,
@@ -93,6 +94,7 @@ class PostgresEventStore(EventStore):
         self._budget = connections
         self._pool_: AsyncConnectionPool[Connection] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.accounts = PostgresAccounts(self._fetch)
 
     async def _pool(self) -> AsyncConnectionPool[Connection]:
         loop = asyncio.get_running_loop()
@@ -124,9 +126,14 @@ class PostgresEventStore(EventStore):
         """A pooled connection; an unreachable database is :class:`StoreUnavailable`."""
         return _Borrowed(self)
 
-    async def _fetch(self, statement: str, params: Any, *, one: bool = False) -> Any:
+    async def _fetch(
+        self, statement: str, params: Any, *, one: bool = False, none: bool = False
+    ) -> Any:
+        """The statement's row (``one``), rows, or nothing to read (``none``)."""
         async with self._connection() as conn:
             cursor = await conn.execute(statement, params, prepare=True)
+            if none:
+                return None
             return await (cursor.fetchone() if one else cursor.fetchall())
 
     # --- events ---------------------------------------------------------------------------
@@ -146,6 +153,7 @@ class PostgresEventStore(EventStore):
             table.created_at,
             table.updated_at,
             first_activity(table),
+            table.host_account_id,
         )
         try:
             async with self._connection() as conn, conn.transaction():
@@ -381,6 +389,7 @@ def _table(row: tuple[Any, ...]) -> TableRow:
         created,
         updated,
         active,
+        host_account,
     ) = columns
     return TableRow(
         table_id=table_id,
@@ -394,9 +403,10 @@ def _table(row: tuple[Any, ...]) -> TableRow:
         created_at=created,
         updated_at=updated,
         person_active_at=active,
+        host_account_id=host_account,
         seat_rows=tuple(
-            SeatRow(seat, SeatKind(kind), bot_level, player_name, token_hash, bool(occupied))
-            for seat, kind, bot_level, player_name, token_hash, occupied in seat_rows
+            SeatRow(seat, SeatKind(kind), level, name, token, bool(occupied), account, code)
+            for seat, kind, level, name, token, occupied, account, code in seat_rows
         ),
     )
 
@@ -431,6 +441,8 @@ def _seat_params(table_id: str, rows: Sequence[SeatRow]) -> list[tuple[Any, ...]
             row.player_name,
             row.token_hash,
             row.occupied,
+            row.account_id,
+            row.code_hash,
         )
         for row in rows
     ]

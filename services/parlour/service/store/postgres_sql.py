@@ -48,8 +48,8 @@ APPENDS = {
 }
 INSERT_TABLE = """
 INSERT INTO tables (table_id, game, seats, options, status, host_token_hash, version, name,
-                    created_at, updated_at, person_active_at)
-VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, %s)
+                    created_at, updated_at, person_active_at, host_account_id)
+VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, %s, %s)
 """
 INSERT_EVENT = """
 INSERT INTO events (game_id, seq, type, schema_version, payload, digest, request_id, created_at)
@@ -60,11 +60,13 @@ INSERT INTO turns (table_id, seat, game, version, kind, since, deadline)
 VALUES (%s, %s, %s, %s, %s, %s, %s)
 """
 UPSERT_SEAT = """
-INSERT INTO seats (table_id, seat, kind, bot_level, player_name, token_hash, occupied)
-VALUES (%s, %s, %s, %s, %s, %s, %s)
+INSERT INTO seats (table_id, seat, kind, bot_level, player_name, token_hash, occupied,
+                   account_id, code_hash)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (table_id, seat) DO UPDATE SET kind = excluded.kind,
     bot_level = excluded.bot_level, player_name = excluded.player_name,
-    token_hash = excluded.token_hash, occupied = excluded.occupied
+    token_hash = excluded.token_hash, occupied = excluded.occupied,
+    account_id = excluded.account_id, code_hash = excluded.code_hash
 """
 READ = """
 SELECT seq, type, schema_version, payload, digest, request_id, created_at
@@ -75,9 +77,10 @@ LAST_SEQ = "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = %s"
 # Tables with their seats in one round trip (the seats as a JSON array of rows).
 TABLES = """
 SELECT t.table_id, t.game, t.seats, t.options, t.status, t.host_token_hash, t.version,
-       t.name, t.created_at, t.updated_at, t.person_active_at,
+       t.name, t.created_at, t.updated_at, t.person_active_at, t.host_account_id,
        coalesce((SELECT json_agg(json_build_array(s.seat, s.kind, s.bot_level, s.player_name,
-                                                  s.token_hash, s.occupied) ORDER BY s.seat)
+                                                  s.token_hash, s.occupied, s.account_id,
+                                                  s.code_hash) ORDER BY s.seat)
                  FROM seats s WHERE s.table_id = t.table_id), '[]'::json)
 FROM tables t
 """

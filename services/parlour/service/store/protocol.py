@@ -50,6 +50,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
+from parlour.service.store.accounts import (
+    AccountRow,
+    AccountStore,
+    AlreadyNamed,
+    HeldSeat,
+    NameTaken,
+    SessionRow,
+)
 from parlour.service.store.values import (
     ConcurrencyConflict,
     DuplicateRequest,
@@ -73,15 +81,21 @@ __all__ = [
     "CONNECTION_WAIT_SECONDS",
     "DEFAULT_CONNECTIONS",
     "NOTIFY_CHANNEL",
+    "AccountRow",
+    "AccountStore",
+    "AlreadyNamed",
     "AppendRefused",
     "ConcurrencyConflict",
     "DuplicateRequest",
     "EventStore",
+    "HeldSeat",
     "Lease",
     "Listener",
+    "NameTaken",
     "NewEvent",
     "PendingAppend",
     "SeatRow",
+    "SessionRow",
     "StoreError",
     "StoreUnavailable",
     "StoredEvent",
@@ -148,6 +162,8 @@ class EventStore(ABC):
 
     url: str
     is_postgres: bool
+    #: the accounts, devices and sessions on the same database (``accounts.py``)
+    accounts: AccountStore
     #: whether each append also sends ``pg_notify`` in its transaction (Postgres only;
     #: the notifier sets it: ``notify.make_notifier``)
     notify_in_transaction: bool = False

@@ -56,9 +56,13 @@ tables = sa.Table(
     sa.Column("updated_at", Timestamp, nullable=False),
     # the last person action (NULL: no person at the table); the idle clock of expiry
     sa.Column("person_active_at", Timestamp, nullable=True),
+    # the account that hosted the table (NULL: hosted without a session); the cap
+    # of open tables per account counts by it
+    sa.Column("host_account_id", sa.Text(), nullable=True),
     sa.PrimaryKeyConstraint("table_id", name="pk_tables"),
     sa.Index("ix_tables_status_created_at", "status", "created_at"),
     sa.Index("ix_tables_status_person_active", "status", "person_active_at"),
+    sa.Index("ix_tables_host_account", "host_account_id", "status"),
 )
 
 
@@ -88,6 +92,11 @@ seats = _per_seat(
     # sha256 hex of the seat token; the token itself is never stored
     sa.Column("token_hash", sa.Text(), nullable=True),
     sa.Column("occupied", sa.Boolean(), nullable=False),
+    # the account that took the seat (NULL: free, a bot, or taken without a session)
+    sa.Column("account_id", sa.Text(), nullable=True),
+    # sha256 hex of an invite-only seat's code (NULL: the seat is open to anyone)
+    sa.Column("code_hash", sa.Text(), nullable=True),
+    indexes=(sa.Index("ix_seats_account", "account_id"),),
 )
 
 bot_leases = _per_seat(
@@ -113,4 +122,53 @@ turns = _per_seat(
         sa.Index("ix_turns_kind_since", "kind", "since"),
         sa.Index("ix_turns_deadline", "deadline"),
     ),
+)
+
+# Accounts and sessions (issue 30; store/accounts.py). Keyed by the account, not by a
+# table: they are few and read by their primary keys.
+accounts = sa.Table(
+    "accounts",
+    metadata,
+    sa.Column("account_id", sa.Text(), nullable=False),
+    # the claimed name as shown (NULL: a guest) and its NFKC casefold, unique
+    sa.Column("name", sa.Text(), nullable=True),
+    sa.Column("name_key", sa.Text(), nullable=True),
+    # argon2id, in the PHC string form argon2-cffi writes (NULL: a guest)
+    sa.Column("password_hash", sa.Text(), nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("account_id", name="pk_accounts"),
+    sa.UniqueConstraint("name_key", name="uq_accounts_name_key"),
+)
+
+devices = sa.Table(
+    "devices",
+    metadata,
+    # sha256 hex of the device secret; the secret itself is never stored
+    sa.Column("device_hash", sa.Text(), nullable=False),
+    sa.Column("account_id", sa.Text(), nullable=False),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("device_hash", name="pk_devices"),
+    sa.ForeignKeyConstraint(
+        ["account_id"], ["accounts.account_id"], name="fk_devices_account", ondelete="CASCADE"
+    ),
+)
+
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("session_id", sa.Text(), nullable=False),
+    # sha256 hex of the session token; the token itself is never stored
+    sa.Column("token_hash", sa.Text(), nullable=False),
+    sa.Column("account_id", sa.Text(), nullable=False),
+    # 'device' or 'password'
+    sa.Column("method", sa.Text(), nullable=False),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("expires_at", Timestamp, nullable=False),
+    sa.Column("revoked_at", Timestamp, nullable=True),
+    sa.PrimaryKeyConstraint("session_id", name="pk_sessions"),
+    sa.UniqueConstraint("token_hash", name="uq_sessions_token_hash"),
+    sa.ForeignKeyConstraint(
+        ["account_id"], ["accounts.account_id"], name="fk_sessions_account", ondelete="CASCADE"
+    ),
+    sa.Index("ix_sessions_account", "account_id"),
 )

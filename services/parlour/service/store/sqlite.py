@@ -25,6 +25,7 @@ from sqlalchemy import exc as sa_exc
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store import protocol as store
 from parlour.service.store import sqlite_sql as sql
+from parlour.service.store.accounts_sqlite import SqliteAccounts
 from parlour.service.store.protocol import (
     AppendRefused,
     EventStore,
@@ -70,6 +71,7 @@ class SqliteEventStore(EventStore):
         # every write transaction starts with BEGIN IMMEDIATE (see _on_begin)
         self._writer = self._engine.execution_options(parlour_write=True)
         self._reader = self._engine.execution_options(parlour_autocommit=True)
+        self.accounts = SqliteAccounts(self._call, self._write, self._reader)
         key = str(Path(parsed.database or "").resolve())
         with _WRITE_LOCKS_GUARD:
             self._write_lock = _WRITE_LOCKS.setdefault(key, threading.Lock())
@@ -109,6 +111,7 @@ class SqliteEventStore(EventStore):
             "created_at": table.created_at,
             "updated_at": table.updated_at,
             "person_active_at": store.first_activity(table),
+            "host_account_id": table.host_account_id,
         }
         try:
             with self._write() as conn:

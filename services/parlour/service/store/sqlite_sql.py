@@ -41,7 +41,15 @@ SEAT_UPSERT = SEAT_UPSERT.on_conflict_do_update(
     index_elements=[seats.c.table_id, seats.c.seat],
     set_={
         name: SEAT_UPSERT.excluded[name]
-        for name in ("kind", "bot_level", "player_name", "token_hash", "occupied")
+        for name in (
+            "kind",
+            "bot_level",
+            "player_name",
+            "token_hash",
+            "occupied",
+            "account_id",
+            "code_hash",
+        )
     },
 )
 _LEASE_UPSERT = sqlite.insert(bot_leases)

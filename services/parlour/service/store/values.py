@@ -54,6 +54,14 @@ class SeatRow:
     player_name: str | None = None
     token_hash: str | None = None  # sha256 hex of the seat token
     occupied: bool = False
+    #: the account that took the seat (None: free, a bot, or taken without a session)
+    account_id: str | None = None
+    #: sha256 hex of an invite-only seat's code (None: open to anyone)
+    code_hash: str | None = None
+
+    def freed(self) -> SeatRow:
+        """The seat as it is once its person leaves or is removed (still invite-only if it was)."""
+        return SeatRow(seat=self.seat, kind=self.kind, code_hash=self.code_hash)
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,8 @@ class TableRow:
     seat_rows: tuple[SeatRow, ...] = ()
     #: the last person activity (None: no person at the table); see idle_tables
     person_active_at: datetime | None = None
+    #: the account that hosted it (None: hosted without a session)
+    host_account_id: str | None = None
 
 
 @dataclass(frozen=True)
