@@ -19,8 +19,8 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from parlour.cli import options as ops
-from parlour.cli.metrics_http import start_metrics
 from parlour.cli.account_flags import account_settings, add_account_arguments
+from parlour.cli.metrics_http import start_metrics
 from parlour.cli.options import database_url_argument, safe_url
 from parlour.service import bootstrap
 from parlour.service.app import sweeper
