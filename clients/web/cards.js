@@ -1,5 +1,6 @@
 // Cards drawn with HTML and CSS: <playing-card code="QS"> is a card face,
 // <playing-card back> a card back. No images, so they stay sharp at any size.
+import { t } from "./i18n.js";
 import { SUIT_SYMBOL, cardName, cardParts, cardWords } from "./words.js";
 
 const FACE = { J: "J", Q: "Q", K: "K" };
@@ -22,7 +23,7 @@ class PlayingCard extends HTMLElement {
     const code = this.getAttribute("code") || "";
     if (this.hasAttribute("back") || !code) {
       this.look("card back");
-      this.setAttribute("aria-label", "a card face down");
+      this.setAttribute("aria-label", t("card.back"));
       this.innerHTML = "";
       return;
     }
@@ -35,11 +36,12 @@ class PlayingCard extends HTMLElement {
       const mark = parts.special === "wizard" ? "✦" : "☾";
       this.innerHTML =
         `<span class="corner tl">${mark}</span><span class="special-mark">${mark}</span>` +
-        `<span class="special-word">${parts.special}</span><span class="corner br">${mark}</span>`;
+        `<span class="special-word">${t(`card.${parts.special}`)}</span><span class="corner br">${mark}</span>`;
       return;
     }
     const symbol = SUIT_SYMBOL[parts.suit] || parts.suit;
     this.look(`card face${parts.red ? " red" : ""}`);
+    this.dataset.suit = parts.suit;  // the four-colour deck colours by suit
     const centre = FACE[parts.rank]
       ? `<span class="court">${FACE[parts.rank]}<small>${symbol}</small></span>`
       : `<span class="pip">${symbol}</span>`;
@@ -64,6 +66,7 @@ export function inlineCard(code) {
   const span = document.createElement("span");
   const parts = cardParts(code);
   span.className = `inline-card${parts.red ? " red" : ""}${parts.special ? " special" : ""}`;
+  if (parts.suit) span.dataset.suit = parts.suit;
   span.textContent = cardName(code);
   return span;
 }
