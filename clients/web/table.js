@@ -136,8 +136,12 @@ export class TableScreen {
     this.version = Number(update.version);
     if (Number(update.version) > 0 && events.length) this.refusal = "";
     if (view.phase !== "pass") this.selected = [];
-    // a suit picker (a Crazy 8s eight) closes when the turn has passed or the card is gone
-    if (this.chooser && (view.legalActions || []).filter((a) => isCardAction(a) && a.action.card === this.chooser).length < 2) this.chooser = null;
+    // a suit picker (a Crazy 8s eight) closes as soon as the table moves on (the clock ran
+    // out, a bot played the seat): its choices were for the view it was opened on
+    if (this.chooser && (events.length || !(view.legalActions || []).some((a) => isCardAction(a) && a.action.card === this.chooser))) {
+      this.chooser = null;
+      if (this.me() !== null) this.flash(t("refusal.picker_closed"));
+    }
     if (result) {
       // The finished hand stays on the felt, its last trick in the middle, under the summary.
       this.shown = closingView(before, last, view.lastHand);
@@ -580,7 +584,7 @@ export class TableScreen {
       if (picked) button.classList.add("picked");
       if (playable) button.classList.add("legal");
       // a dimmed card stays focusable and tappable: the tap says why not
-      if (!playable) button.setAttribute("aria-disabled", "true");
+      if (!playable && !picked) button.setAttribute("aria-disabled", "true");
       const label = picked ? t("hand.picked", { card: cardWords(code) })
         : playable ? (passing ? t("hand.pick", { card: cardWords(code) }) : t("hand.play", { card: cardWords(code) })) : cardWords(code);
       button.setAttribute("aria-label", label);

@@ -186,6 +186,7 @@ export default {
   "refusal.not_your_turn": "Not your turn: waiting for {names}.",
   "refusal.not_now": "No move for you right now.",
   "refusal.no_card_now": "Not a card now: choose one of the buttons above your hand.",
+  "refusal.picker_closed": "The turn moved on, so the suit choice was closed.",
   "refusal.sending": "One moment: your last move is on its way.",
   "log.title": "Table talk",
   "log.took_trick": "{name} took the trick ({cards})",

@@ -188,6 +188,7 @@ export default {
   "refusal.not_your_turn": "To nie twój ruch: czekamy na: {names}.",
   "refusal.not_now": "Teraz nie masz ruchu.",
   "refusal.no_card_now": "Teraz nie gra się kartą: wybierz jeden z przycisków nad ręką.",
+  "refusal.picker_closed": "Tura przeszła dalej, więc wybór koloru został zamknięty.",
   "refusal.sending": "Chwileczkę: twój ostatni ruch jest w drodze.",
   "log.title": "Przy stole",
   "log.took_trick": "Lewa dla: {name} ({cards})",
