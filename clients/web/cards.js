@@ -35,19 +35,21 @@ class PlayingCard extends HTMLElement {
       this.look(`card face special ${parts.special}`);
       const mark = parts.special === "wizard" ? "✦" : "☾";
       this.innerHTML =
-        `<span class="corner tl">${mark}</span><span class="special-mark">${mark}</span>` +
-        `<span class="special-word">${t(`card.${parts.special}`)}</span><span class="corner br">${mark}</span>`;
+        `<span class="corner tl" data-text="${mark}"></span><span class="special-mark" data-text="${mark}"></span>` +
+        `<span class="special-word" data-text="${t(`card.${parts.special}`)}"></span><span class="corner br" data-text="${mark}"></span>`;
       return;
     }
     const symbol = SUIT_SYMBOL[parts.suit] || parts.suit;
     this.look(`card face${parts.red ? " red" : ""}`);
     this.dataset.suit = parts.suit;  // the four-colour deck colours by suit
+    // the face is drawn by CSS from data-text (no text in the DOM): the card's name is its
+    // aria-label, so a button holding it is named by its own label alone
     const centre = FACE[parts.rank]
-      ? `<span class="court">${FACE[parts.rank]}<small>${symbol}</small></span>`
-      : `<span class="pip">${symbol}</span>`;
+      ? `<span class="court" data-text="${FACE[parts.rank]}"><small data-text="${symbol}"></small></span>`
+      : `<span class="pip" data-text="${symbol}"></span>`;
     this.innerHTML =
-      `<span class="corner tl">${parts.rank}<br>${symbol}</span>${centre}` +
-      `<span class="corner br">${parts.rank}<br>${symbol}</span>`;
+      `<span class="corner tl" data-text="${parts.rank}\n${symbol}"></span>${centre}` +
+      `<span class="corner br" data-text="${parts.rank}\n${symbol}"></span>`;
   }
 }
 

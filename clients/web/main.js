@@ -105,7 +105,7 @@ function settings() {
     Object.entries(LANGUAGES).map(([code, name]) => `<option value="${code}" lang="${code}"${code === lang() ? " selected" : ""}>${name}</option>`).join("") +
     `</select></label>` +
     `<button id="mute" aria-pressed="${muted()}" title="${escape(t("settings.sound"))}" aria-label="${escape(t("settings.sound"))}">${muted() ? "♪̸" : "♪"}</button>` +
-    `<button id="four" aria-pressed="${four}" title="${escape(t("settings.four_colour"))}" aria-label="${escape(t("settings.four_colour"))}">4<span aria-hidden="true">♦</span></button>`;
+    `<button id="four" aria-pressed="${four}" title="${escape(t("settings.four_colour"))}">4♦<span class="sr-only"> ${escape(t("settings.four_colour"))}</span></button>`;
   box.querySelector("#language").onchange = (event) => {
     setLang(event.target.value);
     settings();

@@ -588,7 +588,9 @@ export class TableScreen {
       const label = picked ? t("hand.picked", { card: cardWords(code) })
         : playable ? (passing ? t("hand.pick", { card: cardWords(code) }) : t("hand.play", { card: cardWords(code) })) : cardWords(code);
       button.setAttribute("aria-label", label);
-      button.appendChild(card(code));
+      const face = card(code);
+      face.setAttribute("aria-hidden", "true");  // the button's label says the card
+      button.appendChild(face);
       button.onclick = () => this.tap(view, code, actions, passing, picked);
       row.appendChild(button);
     });
@@ -636,7 +638,7 @@ export class TableScreen {
         action: { text: `${verb} ${code}` },
       }, { seat: this.held.token });
     } catch (error) {
-      this.flash(t("refusal.card", { card: cardName(code), why: refusalWords(error, view) }));
+      this.flash(refusalWords(error, view));
     }
   }
 

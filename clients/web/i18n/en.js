@@ -180,7 +180,6 @@ export default {
   "hand.pick": "{card}, pick to pass",
   "hand.picked": "{card}, picked to pass: tap to put it back",
   "hand.play": "{card}, play",
-  "refusal.card": "{card}: {why}",
   "refusal.wait": "One moment: the last move is still being shown.",
   "refusal.three_chosen": "Three cards are chosen: put one back to pick another.",
   "refusal.not_your_turn": "Not your turn: waiting for {names}.",

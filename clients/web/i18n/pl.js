@@ -182,7 +182,6 @@ export default {
   "hand.pick": "{card}, wybierz do przekazania",
   "hand.picked": "{card}, wybrana do przekazania: dotknij, by cofnąć",
   "hand.play": "{card}, zagraj",
-  "refusal.card": "{card}: {why}",
   "refusal.wait": "Chwileczkę: wciąż pokazujemy ostatni ruch.",
   "refusal.three_chosen": "Wybrano już trzy karty: odłóż jedną, by wybrać inną.",
   "refusal.not_your_turn": "To nie twój ruch: czekamy na: {names}.",
