@@ -54,12 +54,20 @@ export class TableScreen {
     });
     this.keys = (event) => this.key(event);
     document.addEventListener("keydown", this.keys);
+    // a phone turned (or a window resized) across the phone width lays the hand out again
+    this.wasNarrow = narrow();
+    this.resized = () => {
+      if (narrow() !== this.wasNarrow && this.shown && this.shown.phase !== "lobby") this.render();
+      this.wasNarrow = narrow();
+    };
+    window.addEventListener("resize", this.resized);
     this.readClock();
   }
 
   close() {
     this.stop();
     document.removeEventListener("keydown", this.keys);
+    window.removeEventListener("resize", this.resized);
     attention(false);
   }
 
@@ -127,7 +135,7 @@ export class TableScreen {
     let last = null;
     if (result) {
       last = result.lastTrick || (before.phase === "play" ? finalTrick(before, events) : null);
-      if (last && before.phase === "play") this.noteTrick(last, view);
+      if (last && before.phase === "play" && view.game !== "crazy8s") this.noteTrick(last, view);
       this.note(t("log.hand_over", { n: result.hand }));
     } else if (freshTrick && before.phase === "play") {
       this.noteTrick(view.lastTrick, view);
@@ -328,7 +336,8 @@ export class TableScreen {
     const name = bot ? bot[1] : seatName(view, seat);
     badge.title = bot ? t("seat.bot_title", { name, level: bot[2] }) : name;
     const facts = [];
-    if (player.bid) facts.push(escape(t("facts.bid", { bid: say(player.bid, view) })));
+    if (player.bid === "pass") facts.push(escape(t("facts.passed")));
+    else if (player.bid) facts.push(escape(t("facts.bid", { bid: say(player.bid, view) })));
     if (view.phase === "play" || view.phase === "bid" || view.phase === "trump" || player.tricksTaken) {
       if (view.game !== "crazy8s") facts.push(escape(t("facts.tricks", { count: player.tricksTaken || 0 })));
     }

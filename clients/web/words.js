@@ -87,6 +87,7 @@ export function optionValue(value) {
   if (value === "false") return t("no");
   const kept = (SERVER_TEXT[lang()] || {})[`value.${value}`];
   if (kept) return kept;
+  if (has(`level.${value}`)) return t(`level.${value}`);  // away_bot_level's values
   return String(value).replace(/_/g, " ");
 }
 

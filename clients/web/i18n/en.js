@@ -140,6 +140,7 @@ export default {
   "seat.away": "away (bot playing)",
   "seat.away_title": "the turn clock ran out: a computer player plays this seat until its player comes back",
   "facts.bid": "bid {bid}",
+  "facts.passed": "passed",
   "facts.tricks": { one: "{count} trick", other: "{count} tricks" },
   "facts.points_this_hand": { one: "{count} point this hand", other: "{count} points this hand" },
   "facts.partner": "partner {name}",

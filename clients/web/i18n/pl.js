@@ -142,6 +142,7 @@ export default {
   "seat.away": "nieobecny (gra komputer)",
   "seat.away_title": "skończył się czas na ruch: komputer gra za tego gracza, dopóki nie wróci",
   "facts.bid": "deklaracja {bid}",
+  "facts.passed": "pas",
   "facts.tricks": { one: "{count} lewa", few: "{count} lewy", many: "{count} lew", other: "{count} lewy" },
   "facts.points_this_hand": { one: "{count} punkt w rozdaniu", few: "{count} punkty w rozdaniu", many: "{count} punktów w rozdaniu", other: "{count} punktu w rozdaniu" },
   "facts.partner": "partner: {name}",
