@@ -68,10 +68,18 @@ class Camera:
         )
         if result:
             self.found[name] = result
+        # tap targets: every control at least 44 px each way (a hand's cards: tested apart)
+        small = self.page.evaluate(
+            """() => [...document.querySelectorAll('button, select, input, summary, a[href]')]
+                .filter((e) => !e.closest('.hand') && e.offsetParent !== null)
+                .map((e) => [e, e.getBoundingClientRect()])
+                .filter(([e, r]) => r.width > 0 && (r.height < 44 || r.width < 44))
+                .map(([e, r]) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className}: ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+        )
+        if small:
+            self.found[f"{name} (tap targets)"] = small
 
     def shoot(self, name: str, *, scan: bool = True, both: bool = True) -> None:
-        if scan:
-            self.scan(name)
         sizes = (DESKTOP, PHONE) if both else (self.page.viewport_size,)
         keep = self.page.viewport_size
         for size in sizes:
@@ -80,6 +88,8 @@ class Camera:
                 self.page.wait_for_timeout(150)
             path = self.where / f"{name}-{self.language}-{size['width']}.png"
             self.page.screenshot(path=str(path))
+            if scan:
+                self.scan(f"{name} at {size['width']}")
         if self.page.viewport_size != keep:
             self.page.set_viewport_size(keep)
             self.page.wait_for_timeout(150)
