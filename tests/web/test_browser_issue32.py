@@ -313,3 +313,68 @@ def test_a_tall_lobby_keeps_its_background(browser: Any, web_stack: str) -> None
     assert page.evaluate("getComputedStyle(document.documentElement).backgroundColor") == "rgb(7, 23, 14)"
     page.screenshot(path=str(shot.__globals__["ARTIFACTS"] / "tall-lobby-390.png"))
     assert page.errors == []
+
+
+PROMPT_CASES = """
+async () => {
+  const { TableScreen } = await import("/static/table.js");
+  const { setLang } = await import("/static/i18n.js");
+  // the table's own drawing functions on views as the contract's JSON carries them
+  const screen = Object.create(TableScreen.prototype);
+  Object.assign(screen, { selected: [], queue: [], log: [], clock: { turn: 0, bank: 0 }, games: [] });
+  const players = ["Kai", "Bo", "Cy", "Dee"].map((playerName, seat) => ({ seat, playerName, score: 0, handSize: 8 }));
+  const bids = [5, 6, 7].map((n, id) => ({ id, label: `bid ${n}`, action: { kind: "ACTION_KIND_BID", bid: n } }));
+  const forced = { game: "kaiser", seat: 0, dealer: 0, phase: "bid", seatCount: 4, players, toAct: [0], legalActions: bids };
+  const free = { ...forced, legalActions: [...bids, { id: 9, label: "pass", action: { kind: "ACTION_KIND_PASS" } }] };
+  const hearts = { game: "hearts", seat: 0, phase: "play", seatCount: 4, toAct: [1], legalActions: [],
+    players: players.map((p) => ({ ...p, pointsThisHand: p.seat === 1 ? 1 : p.seat === 2 ? 5 : 0 })) };
+  const said = (view) => { screen.shown = view; return screen.prompt(view).textContent; };
+  const facts = () => hearts.players.map((p) => { screen.shown = hearts; return screen.seatBadge(hearts, p).querySelector(".facts").textContent; });
+  const out = { forced: said(forced), free: said(free), facts: facts() };
+  setLang("pl");
+  out.pl = { forced: said(forced), facts: facts() };
+  setLang("en");
+  return out;
+}
+"""
+
+
+def test_the_kaiser_dealer_is_told_why_there_is_no_pass_and_chips_say_points(
+    browser: Any, web_stack: str
+) -> None:
+    """Items 8 and 10: the forced dealer's prompt says why there is no pass button; the
+    Hearts chips say the points taken this hand are points (1 point, 5 points)."""
+    page = open_page(browser, web_stack, DESKTOP)
+    page.wait_for_selector("#game option", state="attached")
+    said = page.evaluate(PROMPT_CASES)
+    assert said["forced"] == (
+        "Your turn: make your bid. No pass: the first three players passed, so the dealer must bid."
+    )
+    assert said["free"] == "Your turn: make your bid."
+    assert "1 point this hand" in said["facts"][1] and "5 points this hand" in said["facts"][2]
+    assert "this hand" not in said["facts"][0]
+    assert said["pl"]["forced"].endswith("więc rozdający musi licytować.")
+    assert "1 punkt w rozdaniu" in said["pl"]["facts"][1]
+    assert "5 punktów w rozdaniu" in said["pl"]["facts"][2]
+    assert page.errors == []
+
+
+def test_the_table_talk_keeps_the_last_trick_and_the_hand_end_in_order(
+    browser: Any, web_stack: str
+) -> None:
+    """Item 10: at the end of a Hearts hand the log has the last plays, the last trick, then
+    "Hand 1 is over", then the next deal, in that order (newest first on the page)."""
+    page = open_page(browser, web_stack, DESKTOP)
+    host(page, "Lou", "hearts")
+    page.wait_for_selector(".felt")
+    deadline = time.monotonic() + 120
+    while not page.locator(".overlay.summary").count():
+        assert time.monotonic() < deadline, "the hand did not finish"
+        move(page)
+        time.sleep(0.05)
+    lines = page.eval_on_selector_all(".log li", "ls => ls.map((l) => l.textContent)")
+    over = lines.index("Hand 1 is over")
+    assert lines[over + 1].endswith(")") and "took the trick (" in lines[over + 1], lines
+    assert " played " in lines[over + 2], lines  # the trick's last card, before the trick
+    assert all("Hand 1 is over" not in line for line in lines[over + 1 :])
+    assert page.errors == []

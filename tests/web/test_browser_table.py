@@ -335,6 +335,10 @@ def test_a_short_crazy8s_game_ends_with_the_result_by_name(browser: Any, web_sta
     assert f"{played} played; the lowest total wins." in result, result
     assert result.index(names(view)[view["winners"][0]]) < result.index(played)
     assert not RAW_CODES.search(visible_text(page))
+    # issue 32, item 10: the log ends in order: the last plays, the hand's end, the game's end
+    lines = page.eval_on_selector_all(".log li", "ls => ls.map((l) => l.textContent)")
+    assert lines.index("Hand 1 is over") == 1 and len(lines) > 2, lines
+    assert "over" in lines[0].lower(), lines
     shot(page, "game-over")
     page.set_viewport_size(PHONE)
     shot(page, "game-over")
