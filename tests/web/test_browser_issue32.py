@@ -10,11 +10,15 @@ four-colour deck and a tall lobby's background.
 
 from __future__ import annotations
 
+import json
 import time
+from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from tests.web.conftest import ARTIFACTS
 from tests.web.test_browser_table import (
     CORNER,
     DESKTOP,
@@ -48,7 +52,8 @@ def hand_boxes(page: Any) -> dict[str, dict[str, float]]:
             const hand = document.querySelector('.hand').getBoundingClientRect();
             return Object.fromEntries([...document.querySelectorAll('.hand-card')].map((c) => {
                 const r = c.getBoundingClientRect();
-                return [c.dataset.card, { x: r.x, y: r.y - hand.y, width: r.width, height: r.height }];
+                const box = { x: r.x, y: r.y - hand.y, width: r.width, height: r.height };
+                return [c.dataset.card, box];
             }));
         }"""
     )
@@ -58,7 +63,10 @@ def hand_boxes(page: Any) -> dict[str, dict[str, float]]:
 def test_the_page_speaks_polish_from_the_browser_and_switches(browser: Any, web_stack: str) -> None:
     page = open_page(browser, web_stack, PHONE, locale="pl-PL")
     asked: list[str] = []
-    page.on("request", lambda r: asked.append(r.headers.get("accept-language", "")) if "/api/" in r.url else None)
+    page.on(
+        "request",
+        lambda r: asked.append(r.headers.get("accept-language", "")) if "/api/" in r.url else None,
+    )
     page.wait_for_selector("#game option", state="attached")
     assert page.evaluate("document.documentElement.lang") == "pl"
     assert page.inner_text(".host h2") == "Załóż stół"
@@ -155,9 +163,16 @@ def test_a_dimmed_card_says_why_not_and_the_banner_leaves_the_cards_clear(
                     assert apart, (box, other)
             banner_checked = True
         dim = page.locator(".hand-card.dim:not(.picked)")
-        if not refused and page.locator(".hand-card.legal").count() and dim.count() and not page.locator("[data-pass-send]").count():
+        if (
+            not refused
+            and page.locator(".hand-card.legal").count()
+            and dim.count()
+            and not page.locator("[data-pass-send]").count()
+        ):
             dim.first.click(position=CORNER, force=True)  # aria-disabled, yet a person may tap it
-            page.wait_for_function("document.querySelector('.refusal').textContent.length > 0", timeout=10_000)
+            page.wait_for_function(
+                "document.querySelector('.refusal').textContent.length > 0", timeout=10_000
+            )
             refused = page.inner_text(".refusal")
             box = page.locator(".refusal").bounding_box()
             assert box is not None and box["height"] < 30, refused  # one line
@@ -191,7 +206,7 @@ def test_the_phone_hand_keeps_still_while_cards_are_picked_to_pass(
         rows.setdefault(round(box["y"]), []).append(box)
     for row in rows.values():
         row.sort(key=lambda b: b["x"])
-        for left, right in zip(row, row[1:], strict=False):
+        for left, right in pairwise(row):
             assert right["x"] - left["x"] >= 44, (left, right)  # the part of a card left showing
         assert all(b["height"] >= 44 and b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in row)
     shot(page, "pass-pick")
@@ -231,7 +246,11 @@ def test_the_suit_picker_closes_when_the_turn_passes(browser: Any, web_stack: st
     page.wait_for_selector(".felt")
     deadline = time.monotonic() + 120
     closed = False
-    while time.monotonic() < deadline and not closed and not page.locator(".overlay.game-over").count():
+    while (
+        time.monotonic() < deadline
+        and not closed
+        and not page.locator(".overlay.game-over").count()
+    ):
         if continue_summary(page):
             continue
         if page.locator("[data-back]").count():
@@ -277,7 +296,12 @@ def test_invitation_copied_last_trick_peek_title_and_four_colours(
         """() => Object.fromEntries([...document.querySelectorAll('.hand playing-card')]
             .map((c) => [c.dataset.suit, getComputedStyle(c).color]))"""
     )
-    expected = {"C": "rgb(15, 122, 46)", "D": "rgb(23, 71, 192)", "H": "rgb(200, 16, 46)", "S": "rgb(26, 26, 26)"}
+    expected = {
+        "C": "rgb(15, 122, 46)",
+        "D": "rgb(23, 71, 192)",
+        "H": "rgb(200, 16, 46)",
+        "S": "rgb(26, 26, 26)",
+    }
     assert colours == {suit: expected[suit] for suit in colours}, colours
     page.reload()
     page.wait_for_selector(".hand-card")
@@ -303,40 +327,25 @@ def test_a_tall_lobby_keeps_its_background(browser: Any, web_stack: str) -> None
     for n in range(25):
         httpx.post(
             f"{web_stack}/api/LobbyService/HostTable",
-            json={"game": "hearts", "seats": 4, "name": f"table {n}", "hostPlayerName": "Hal",
-                  "hostTakesSeat": True, "seatSetup": [{"kind": "SEAT_KIND_PERSON"}] * 4},
+            json={
+                "game": "hearts",
+                "seats": 4,
+                "name": f"table {n}",
+                "hostPlayerName": "Hal",
+                "hostTakesSeat": True,
+                "seatSetup": [{"kind": "SEAT_KIND_PERSON"}] * 4,
+            },
         ).raise_for_status()
     page = open_page(browser, web_stack, PHONE)
     page.wait_for_selector(".table-list li[data-table]")
     assert page.evaluate("document.documentElement.scrollHeight") > 2 * 844
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-    assert page.evaluate("getComputedStyle(document.documentElement).backgroundColor") == "rgb(7, 23, 14)"
-    page.screenshot(path=str(shot.__globals__["ARTIFACTS"] / "tall-lobby-390.png"))
+    assert (
+        page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+        == "rgb(7, 23, 14)"
+    )
+    page.screenshot(path=str(ARTIFACTS / "tall-lobby-390.png"))
     assert page.errors == []
-
-
-PROMPT_CASES = """
-async () => {
-  const { TableScreen } = await import("/static/table.js");
-  const { setLang } = await import("/static/i18n.js");
-  // the table's own drawing functions on views as the contract's JSON carries them
-  const screen = Object.create(TableScreen.prototype);
-  Object.assign(screen, { selected: [], queue: [], log: [], clock: { turn: 0, bank: 0 }, games: [] });
-  const players = ["Kai", "Bo", "Cy", "Dee"].map((playerName, seat) => ({ seat, playerName, score: 0, handSize: 8 }));
-  const bids = [5, 6, 7].map((n, id) => ({ id, label: `bid ${n}`, action: { kind: "ACTION_KIND_BID", bid: n } }));
-  const forced = { game: "kaiser", seat: 0, dealer: 0, phase: "bid", seatCount: 4, players, toAct: [0], legalActions: bids };
-  const free = { ...forced, legalActions: [...bids, { id: 9, label: "pass", action: { kind: "ACTION_KIND_PASS" } }] };
-  const hearts = { game: "hearts", seat: 0, phase: "play", seatCount: 4, toAct: [1], legalActions: [],
-    players: players.map((p) => ({ ...p, pointsThisHand: p.seat === 1 ? 1 : p.seat === 2 ? 5 : 0 })) };
-  const said = (view) => { screen.shown = view; return screen.prompt(view).textContent; };
-  const facts = () => hearts.players.map((p) => { screen.shown = hearts; return screen.seatBadge(hearts, p).querySelector(".facts").textContent; });
-  const out = { forced: said(forced), free: said(free), facts: facts() };
-  setLang("pl");
-  out.pl = { forced: said(forced), facts: facts() };
-  setLang("en");
-  return out;
-}
-"""
 
 
 def test_the_kaiser_dealer_is_told_why_there_is_no_pass_and_chips_say_points(
@@ -346,7 +355,7 @@ def test_the_kaiser_dealer_is_told_why_there_is_no_pass_and_chips_say_points(
     Hearts chips say the points taken this hand are points (1 point, 5 points)."""
     page = open_page(browser, web_stack, DESKTOP)
     page.wait_for_selector("#game option", state="attached")
-    said = page.evaluate(PROMPT_CASES)
+    said = page.evaluate((Path(__file__).parent / "prompt_cases.js").read_text())
     assert said["forced"] == (
         "Your turn: make your bid. No pass: the first three players passed, so the dealer must bid."
     )
@@ -377,4 +386,54 @@ def test_the_table_talk_keeps_the_last_trick_and_the_hand_end_in_order(
     assert lines[over + 1].endswith(")") and "took the trick (" in lines[over + 1], lines
     assert " played " in lines[over + 2], lines  # the trick's last card, before the trick
     assert all("Hand 1 is over" not in line for line in lines[over + 1 :])
+    assert page.errors == []
+
+
+REFUSAL_CASES = """
+async () => {
+  const { rpc } = await import("/static/api.js");
+  const { CATALOGUES, setLang } = await import("/static/i18n.js");
+  const { refusalWords } = await import("/static/words.js");
+  // a reason this catalogue knows (added here: the server's codes come with its phrasebook)
+  CATALOGUES.en["reason.test_follow"] = "You must follow {suit}: {card} is not {suit}.";
+  CATALOGUES.pl["reason.test_follow"] = "Musisz dołożyć do koloru {suit}: {card} to nie {suit}.";
+  const refused = async () => {
+    try { await rpc("PlayService/Act", {}); } catch (error) { return error; }
+  };
+  const known = await refused();
+  setLang("pl");
+  const polish = refusalWords(known, null);
+  setLang("en");
+  const english = refusalWords(known, null);
+  const odd = { reason: "no_such_reason", message: "seat 1 may not play TH" };
+  const unknown = refusalWords(odd, null);
+  return { polish, english, unknown, reason: known.reason, args: known.args };
+}
+"""
+
+
+def test_a_refusal_is_said_from_its_reason_and_args_else_the_message(
+    browser: Any, web_stack: str
+) -> None:
+    """A refusal body with ``reason`` and ``args`` is said through the catalogue in the page's
+    language; without a reason the catalogue knows, the service's English message is shown."""
+    page = open_page(browser, web_stack, DESKTOP)
+    page.wait_for_selector("#game option", state="attached")
+    body = {
+        "code": "FAILED_PRECONDITION",
+        "message": "must follow suit",
+        "reason": "test_follow",
+        "args": {"suit": "clubs", "card": "2D"},
+    }
+    page.route(
+        "**/api/PlayService/Act",
+        lambda route: route.fulfill(
+            status=409, content_type="application/json", body=json.dumps(body)
+        ),
+    )
+    said = page.evaluate(REFUSAL_CASES)
+    assert (said["reason"], said["args"]) == ("test_follow", {"suit": "clubs", "card": "2D"})
+    assert said["english"] == "You must follow clubs: 2♦ is not clubs."
+    assert said["polish"] == "Musisz dołożyć do koloru clubs: 2♦ to nie clubs."
+    assert said["unknown"] == "Seat 2 may not play 10♥"  # the message, cards and seats as said
     assert page.errors == []

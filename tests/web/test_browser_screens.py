@@ -64,7 +64,8 @@ class Camera:
         result = self.page.evaluate(
             """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations
                 .filter((v) => v.impact === "serious" || v.impact === "critical")
-                .map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`)"""
+                .map((v) => `${v.id}: ${v.nodes.slice(0, 3)
+                    .map((n) => n.target.join(" ")).join(" | ")}`)"""
         )
         if result:
             self.found[name] = result
@@ -74,7 +75,8 @@ class Camera:
                 .filter((e) => !e.closest('.hand') && e.offsetParent !== null)
                 .map((e) => [e, e.getBoundingClientRect()])
                 .filter(([e, r]) => r.width > 0 && (r.height < 44 || r.width < 44))
-                .map(([e, r]) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className}: ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+                .map(([e, r]) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}` +
+                    `.${e.className}: ${Math.round(r.width)}x${Math.round(r.height)}`)"""
         )
         if small:
             self.found[f"{name} (tap targets)"] = small
@@ -116,7 +118,9 @@ def setup_table(page: Any, game: str, seats: int | None = None, **options: str) 
     page.wait_for_selector(".felt", timeout=20_000)
 
 
-def play_to_summary(page: Any, camera: Camera | None = None, *, trick: bool = False, refusal: bool = False) -> None:
+def play_to_summary(
+    page: Any, camera: Camera | None = None, *, trick: bool = False, refusal: bool = False
+) -> None:
     """Moves until the hand summary shows; on the way photographs a trick and a refusal."""
     deadline = time.monotonic() + 150
     while not page.locator(".overlay.summary").count():
@@ -125,9 +129,17 @@ def play_to_summary(page: Any, camera: Camera | None = None, *, trick: bool = Fa
             camera.shoot("trick")
             trick = False
         dim = page.locator(".hand-card.dim:not(.picked)")
-        if camera and refusal and page.locator(".hand-card.legal").count() and dim.count() and not page.locator("[data-pass-send]").count():
+        if (
+            camera
+            and refusal
+            and page.locator(".hand-card.legal").count()
+            and dim.count()
+            and not page.locator("[data-pass-send]").count()
+        ):
             dim.first.click(position=CORNER, force=True)
-            page.wait_for_function("document.querySelector('.refusal').textContent.length > 0", timeout=10_000)
+            page.wait_for_function(
+                "document.querySelector('.refusal').textContent.length > 0", timeout=10_000
+            )
             camera.shoot("refusal")
             refusal = False
             continue

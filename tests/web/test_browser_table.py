@@ -458,8 +458,8 @@ def test_a_turn_clock_ticks_a_bot_stands_in_and_the_player_comes_back(
 def clock_height(page: Any) -> float:
     """The prompt's clock chip's height, read in one go (the prompt redraws as the table moves)."""
     height: float = page.evaluate(
-        "(document.querySelector('#prompt .clock') || { getBoundingClientRect: () => ({ height: 0 }) })"
-        ".getBoundingClientRect().height"
+        "(() => { const chip = document.querySelector('#prompt .clock');"
+        " return chip ? chip.getBoundingClientRect().height : 0; })()"
     )
     return height
 
