@@ -183,7 +183,7 @@ export function renderSummary(result, { last, sealed, onContinue }) {
   ).join("");
   panel.innerHTML =
     `<div class="overlay-card"><h2 id="summary-title">${escape(t("summary.title", { n: result.hand }))}</h2><p class="muted dealt">${escape(t("summary.dealt_by", { name: result.dealer }))}</p>` +
-    `<table class="result"><thead><tr><th>${escape(t("col.player"))}</th>${head}</tr></thead><tbody>${rows}</tbody></table>` +
+    `<div class="result-wrap"><table class="result"><thead><tr><th>${escape(t("col.player"))}</th>${head}</tr></thead><tbody>${rows}</tbody></table></div>` +
     (result.lines.length ? `<ul class="result-lines">${result.lines.map((l) => `<li>${escape(l)}</li>`).join("")}</ul>` : "") +
     (sealed ? `<p class="deal-sealed muted" title="${escape(sealed)}">${escape(t("summary.sealed", { commitment: sealed.slice(0, 12) }))}</p>` : "") +
     `<button class="primary" data-continue>${escape(last ? t("summary.final") : t("summary.next"))}</button></div>`;

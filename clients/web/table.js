@@ -20,8 +20,21 @@ export const HOLD_MS = Number(new URLSearchParams(location.search).get("hold") |
 const KIND = (legal) => (legal.action && legal.action.kind) || "";
 const isCardAction = (legal) =>
   Boolean(legal.action && legal.action.card) && ["ACTION_KIND_PLAY", "ACTION_KIND_GIVE"].includes(KIND(legal));
-/** A phone-width page: the hand goes in two rows there. */
+/** A phone-width page (style.css's phone layout). */
 const narrow = () => window.innerWidth < 700;
+
+/**
+ * How many of ``n`` cards go in one row of the hand: as many as fit with at least
+ * 44 px of each card showing (the card widths of style.css), the rows balanced;
+ * a phone splits a hand of more than 7 so its cards stay readable.
+ */
+function cardsPerRow(n) {
+  const width = window.innerWidth;
+  const card = narrow() ? Math.min(Math.max(44, width * 0.14), 60) : Math.min(Math.max(46, width * 0.072), 78);
+  const fit = Math.max(1, Math.floor((width - 24 - card) / 44) + 1);
+  const most = narrow() ? Math.min(fit, 7) : fit;
+  return Math.ceil(n / Math.ceil(n / Math.max(most, 1))) || 1;
+}
 
 export class TableScreen {
   /** ``held`` is this browser's seat ({ seat, token, hostToken }) or null for a spectator. */
@@ -573,7 +586,7 @@ export class TableScreen {
     const given = view.phase === "pass" ? view.passedCards || [] : [];
     const cards = (view.hand || []).filter((code) => !given.includes(code));
     const received = view.phase === "play" && !(view.tricks || []).length ? view.receivedCards || [] : [];
-    const perRow = narrow() && cards.length > 7 ? Math.ceil(cards.length / 2) : cards.length;
+    const perRow = cardsPerRow(cards.length);
     let row = null;
     cards.forEach((code, index) => {
       if (index % Math.max(perRow, 1) === 0) {

@@ -437,3 +437,35 @@ def test_a_refusal_is_said_from_its_reason_and_args_else_the_message(
     assert said["polish"] == "Musisz dołożyć do koloru clubs: 2♦ to nie clubs."
     assert said["unknown"] == "Seat 2 may not play 10♥"  # the message, cards and seats as said
     assert page.errors == []
+
+
+LONG_HAND = """
+async () => {
+  const { TableScreen } = await import("/static/table.js");
+  const screen = Object.create(TableScreen.prototype);
+  Object.assign(screen, { selected: [], queue: [], log: [] });
+  const hand = ["2C", "3C", "4C", "5C", "6C", "7C", "9C", "TC", "JC", "QC", "KC", "AC",
+    "2D", "3D", "4D", "5D", "6D", "7D", "9D", "TD"];
+  const view = { game: "crazy8s", seat: 0, phase: "play", hand, legalActions: [], players: [] };
+  const row = screen.hand(view);
+  document.body.replaceChildren(row);
+  const rows = [...row.querySelectorAll(".hand-row")].map((r) =>
+    [...r.querySelectorAll(".hand-card")].map((c) => c.getBoundingClientRect())
+      .map((b) => [b.x, b.width]));
+  return { rows, width: window.innerWidth };
+}
+"""
+
+
+def test_a_long_hand_goes_in_rows_with_44_px_of_each_card(browser: Any, web_stack: str) -> None:
+    """Item 4: twenty cards (a Crazy 8s hand after draws) on a phone: rows of at most
+    seven, every card showing at least 44 px, none off the screen."""
+    page = open_page(browser, web_stack, PHONE)
+    page.wait_for_selector("#game option", state="attached")
+    said = page.evaluate(LONG_HAND)
+    assert [len(row) for row in said["rows"]] == [7, 7, 6]
+    for row in said["rows"]:
+        for (x, _), (next_x, _) in pairwise(row):
+            assert next_x - x >= 44
+        assert row[0][0] >= 0 and row[-1][0] + row[-1][1] <= said["width"]
+    assert page.errors == []

@@ -208,7 +208,7 @@ export default {
   "col.took": "Took",
   "col.result": "Result",
   "col.cards_left": "Cards left",
-  "col.this_hand": "Points this hand",
+  "col.this_hand": "Points",
   "col.total": "Total",
   "wizard.made": "made",
   "wizard.missed_by": { one: "missed by {count}", other: "missed by {count}" },

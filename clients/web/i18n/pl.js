@@ -210,7 +210,7 @@ export default {
   "col.took": "Wzięte",
   "col.result": "Wynik",
   "col.cards_left": "Zostało kart",
-  "col.this_hand": "Punkty w rozdaniu",
+  "col.this_hand": "Punkty",
   "col.total": "Razem",
   "wizard.made": "trafiona",
   "wizard.missed_by": { one: "chybiona o {count}", few: "chybiona o {count}", many: "chybiona o {count}", other: "chybiona o {count}" },
