@@ -38,7 +38,7 @@ export class LobbyScreen {
 
   $(id) { return this.root.querySelector(`#${id}`); }
 
-  close() { clearInterval(this.timer); }
+  close() { clearInterval(this.timer); this.closed = true; }
 
   game() { return this.games.find((g) => g.id === this.$("game").value) || this.games[0]; }
 
@@ -129,9 +129,11 @@ export class LobbyScreen {
     try {
       const open = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_OPEN", pageSize: 30 })).tables || [];
       const playing = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_PLAYING", pageSize: 10 })).tables || [];
+      if (this.closed) return;  // the lobby was left while the lists were on their way
       this.renderList("open-tables", open, true);
       this.renderList("playing-tables", playing, false);
     } catch (error) {
+      if (this.closed) return;
       this.$("open-tables").innerHTML = `<li class="muted">${escape(refusalWords(error, null))}</li>`;
     }
   }

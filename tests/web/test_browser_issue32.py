@@ -47,15 +47,16 @@ def open_page(
 
 
 def hand_boxes(page: Any) -> dict[str, dict[str, float]]:
-    """Where each card of the hand is within the hand, read in one go (the hand may redraw
+    """Where the layout puts each card of the hand, read in one go (the hand may redraw
     between reads; y from the hand's top, so a line above it that changes does not count)."""
     boxes: dict[str, dict[str, float]] = page.evaluate(
         """() => {
-            const hand = document.querySelector('.hand').getBoundingClientRect();
+            const hand = document.querySelector('.hand');
             return Object.fromEntries([...document.querySelectorAll('.hand-card')].map((c) => {
                 const r = c.getBoundingClientRect();
-                const box = { x: r.x, y: r.y - hand.y, width: r.width, height: r.height };
-                return [c.dataset.card, box];
+                // where the layout puts it (a card raised by hover or focus is not moved)
+                const x = c.offsetLeft, y = c.offsetTop - hand.offsetTop;
+                return [c.dataset.card, { x, y, width: r.width, height: r.height }];
             }));
         }"""
     )
@@ -150,19 +151,24 @@ def test_a_dimmed_card_says_why_not_and_the_banner_leaves_the_cards_clear(
     banner_checked = False
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and not (refused and banner_checked):
-        taker = page.locator(".taker")
-        if taker.count() and not banner_checked:
-            box = taker.first.bounding_box()
-            for placed in page.locator(".middle .in-trick").all():
-                other = placed.bounding_box()
-                if box and other:
-                    apart = (
-                        box["y"] >= other["y"] + other["height"]
-                        or other["y"] >= box["y"] + box["height"]
-                        or box["x"] >= other["x"] + other["width"]
-                        or other["x"] >= box["x"] + box["width"]
-                    )
-                    assert apart, (box, other)
+        # the banner and the trick's cards, read in one go (the felt redraws as cards land)
+        boxes = page.evaluate(
+            """() => { const box = (e) => { const r = e.getBoundingClientRect();
+                return { x: r.x, y: r.y, width: r.width, height: r.height }; };
+              const taker = document.querySelector('.taker');
+              return taker ? { taker: box(taker),
+                cards: [...document.querySelectorAll('.middle .in-trick')].map(box) } : null; }"""
+        )
+        if boxes and boxes["cards"] and not banner_checked:
+            box = boxes["taker"]
+            for other in boxes["cards"]:
+                apart = (
+                    box["y"] >= other["y"] + other["height"]
+                    or other["y"] >= box["y"] + box["height"]
+                    or box["x"] >= other["x"] + other["width"]
+                    or other["x"] >= box["x"] + box["width"]
+                )
+                assert apart, (box, other)
             banner_checked = True
         dim = page.locator(".hand-card.dim:not(.picked)")
         if (
