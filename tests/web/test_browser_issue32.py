@@ -248,6 +248,7 @@ def test_the_suit_picker_closes_when_the_turn_passes(browser: Any, web_stack: st
     page.select_option("#game", "crazy8s")
     page.select_option("#seats", "2")
     page.select_option("[data-option='hand_size']", "9")
+    page.select_option("[data-option='rounds']", "5")  # rounds enough for an eight to come
     page.select_option("[data-option='turn_seconds']", "3")
     page.select_option("[data-option='away_bot_level']", "easy")
     page.click("#host")  # (host() would choose the game again, and so reset the options)
