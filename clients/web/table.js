@@ -491,7 +491,7 @@ export class TableScreen {
     if (kinds.has("ACTION_KIND_BID")) return t("prompt.bid");
     if (kinds.has("ACTION_KIND_NAME_TRUMP")) return t("prompt.name_trump");
     if (kinds.has("ACTION_KIND_PLAY")) {
-      const led = suitLetter(view.suitInForce);
+      const led = suitLetter(view.suitInForce || (view.currentTrick && view.currentTrick.ledSuit));
       return led && view.game !== "crazy8s" ? t("prompt.play_led", { suit: suitWord(led) }) : t("prompt.play");
     }
     if (kinds.has("ACTION_KIND_DRAW")) return t("prompt.draw");
