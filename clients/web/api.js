@@ -1,24 +1,34 @@
 // The REST/JSON gateway (POST /api/<Service>/<Method>) and the seats this
 // browser holds. A seat token is kept in localStorage under the table id, so a
-// reload (or a new tab) finds its seat again.
+// reload (or a new tab) finds its seat again. Every call says the page's
+// language (Accept-Language; a stream, which cannot set headers, as ``lang``),
+// so the server's own words come back in it.
+import { lang } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(code, message) {
+  /** ``reason`` and ``args``: the refusal's code and arguments, when the service sends them. */
+  constructor(code, message, reason = "", args = {}) {
     super(message);
     this.code = code;
+    this.reason = reason;
+    this.args = args;
   }
 }
 
-/** One unary call; ``tokens`` is { seat, host } (either may be missing). */
-export async function rpc(method, body, tokens = {}) {
+/** One unary call; ``tokens`` is { seat, host } (either may be missing); ``language`` overrides the page's. */
+export async function rpc(method, body, tokens = {}, language = lang()) {
   // X-Parlour-CSRF: the gateway refuses a POST with the session cookie without it
-  const headers = { "Content-Type": "application/json", "X-Parlour-CSRF": "1" };
+  const headers = {
+    "Content-Type": "application/json",
+    "Accept-Language": language,
+    "X-Parlour-CSRF": "1",
+  };
   if (tokens.seat) headers["X-Parlour-Seat-Token"] = tokens.seat;
   if (tokens.host) headers["X-Parlour-Host-Token"] = tokens.host;
   const response = await fetch(`/api/${method}`, { method: "POST", headers, body: JSON.stringify(body || {}) });
   let data = {};
   try { data = await response.json(); } catch { /* an empty or non-JSON body */ }
-  if (!response.ok) throw new ApiError(data.code || String(response.status), data.message || response.statusText);
+  if (!response.ok) throw new ApiError(data.code || String(response.status), data.message || response.statusText, data.reason || "", data.args || {});
   return data;
 }
 
@@ -35,27 +45,27 @@ export function watch(tableId, seat, token, { onUpdate, onStatus, onFatal }) {
   const open = () => {
     const request = { tableId, fromVersion: version };
     if (seat !== null && seat !== undefined) request.seat = seat;
-    let url = `/api/PlayService/Watch?q=${encodeURIComponent(JSON.stringify(request))}`;
+    let url = `/api/PlayService/Watch?q=${encodeURIComponent(JSON.stringify(request))}&lang=${lang()}`;
     if (token) url += `&seat_token=${encodeURIComponent(token)}`;
     source = new EventSource(url);
-    source.onopen = () => onStatus && onStatus("connected");
+    source.onopen = () => onStatus && onStatus("status.connected");
     source.onmessage = (event) => {
       const update = JSON.parse(event.data);
       version = Number(update.version);
       onUpdate(update);
     };
-    source.addEventListener("end", () => { source.close(); onStatus && onStatus("the game is over"); });
+    source.addEventListener("end", () => { source.close(); onStatus && onStatus("status.over"); });
     source.addEventListener("error", (event) => {
       if (event.data) {  // the service refused: a bad token, an unknown table
         const problem = JSON.parse(event.data);
         source.close();
         stopped = true;
-        onFatal && onFatal(new ApiError(problem.code, problem.message));
+        onFatal && onFatal(new ApiError(problem.code, problem.message, problem.reason || "", problem.args || {}));
         return;
       }
       if (stopped) return;
       source.close();
-      onStatus && onStatus("connection lost: reconnecting…");
+      onStatus && onStatus("status.reconnecting");
       retry = setTimeout(open, 1000);
     });
   };

@@ -1,5 +1,6 @@
 // Cards drawn with HTML and CSS: <playing-card code="QS"> is a card face,
 // <playing-card back> a card back. No images, so they stay sharp at any size.
+import { t } from "./i18n.js";
 import { SUIT_SYMBOL, cardName, cardParts, cardWords } from "./words.js";
 
 const FACE = { J: "J", Q: "Q", K: "K" };
@@ -22,7 +23,7 @@ class PlayingCard extends HTMLElement {
     const code = this.getAttribute("code") || "";
     if (this.hasAttribute("back") || !code) {
       this.look("card back");
-      this.setAttribute("aria-label", "a card face down");
+      this.setAttribute("aria-label", t("card.back"));
       this.innerHTML = "";
       return;
     }
@@ -34,18 +35,21 @@ class PlayingCard extends HTMLElement {
       this.look(`card face special ${parts.special}`);
       const mark = parts.special === "wizard" ? "✦" : "☾";
       this.innerHTML =
-        `<span class="corner tl">${mark}</span><span class="special-mark">${mark}</span>` +
-        `<span class="special-word">${parts.special}</span><span class="corner br">${mark}</span>`;
+        `<span class="corner tl" data-text="${mark}"></span><span class="special-mark" data-text="${mark}"></span>` +
+        `<span class="special-word" data-text="${t(`card.${parts.special}`)}"></span><span class="corner br" data-text="${mark}"></span>`;
       return;
     }
     const symbol = SUIT_SYMBOL[parts.suit] || parts.suit;
     this.look(`card face${parts.red ? " red" : ""}`);
+    this.dataset.suit = parts.suit;  // the four-colour deck colours by suit
+    // the face is drawn by CSS from data-text (no text in the DOM): the card's name is its
+    // aria-label, so a button holding it is named by its own label alone
     const centre = FACE[parts.rank]
-      ? `<span class="court">${FACE[parts.rank]}<small>${symbol}</small></span>`
-      : `<span class="pip">${symbol}</span>`;
+      ? `<span class="court" data-text="${FACE[parts.rank]}"><small data-text="${symbol}"></small></span>`
+      : `<span class="pip" data-text="${symbol}"></span>`;
     this.innerHTML =
-      `<span class="corner tl">${parts.rank}<br>${symbol}</span>${centre}` +
-      `<span class="corner br">${parts.rank}<br>${symbol}</span>`;
+      `<span class="corner tl" data-text="${parts.rank}\n${symbol}"></span>${centre}` +
+      `<span class="corner br" data-text="${parts.rank}\n${symbol}"></span>`;
   }
 }
 
@@ -64,6 +68,7 @@ export function inlineCard(code) {
   const span = document.createElement("span");
   const parts = cardParts(code);
   span.className = `inline-card${parts.red ? " red" : ""}${parts.special ? " special" : ""}`;
+  if (parts.suit) span.dataset.suit = parts.suit;
   span.textContent = cardName(code);
   return span;
 }

@@ -84,43 +84,44 @@ export function derivedDeck(cards, seed, contributions, n) {
  * Checks every deal of a finished game's replay (GetReplay as the gateway
  * gives it). ``announced``: deal number -> the commitment seen during play;
  * ``mine``: { seat, entropy } this browser contributed. Returns
- * { ok, verified, entropy, failure, checks }.
+ * { ok, verified, entropy, failure, checks }: the failure and each check as a
+ * catalogue key and its arguments ({ key, args }), for the page to say.
  */
 export function verifyDeals(replay, announced = new Map(), mine = null) {
-  const result = { ok: false, verified: 0, entropy: false, failure: "", checks: [] };
-  const fail = (text) => ({ ...result, failure: text });
-  if (!replay.finished) return fail("the game is not over: the deals are revealed at the end");
+  const result = { ok: false, verified: 0, entropy: false, failure: null, checks: [] };
+  const fail = (key, args = {}) => ({ ...result, failure: { key, args } });
+  if (!replay.finished) return fail("deal.not_over");
   let seed = "";
   let contributions = [];
   let deal = 0;
   for (const event of replay.events || []) {
     const payload = JSON.parse(event.payloadJson || "{}");
-    const where = `event ${event.seq}`;
+    const where = event.seq;
     if (event.type === "TableHosted" && payload.players_entropy) {
       result.entropy = true;
       seed = payload.server_seed || "";
-      if (sha256Hex(`parlour-seed-v1\n${seed}`) !== payload.server_seed_commitment) return fail(`${where}: the server's seed does not match its commitment`);
+      if (sha256Hex(`parlour-seed-v1\n${seed}`) !== payload.server_seed_commitment) return fail("deal.bad_seed", { where });
     } else if (event.type === "GameStarted" && result.entropy) {
       contributions = payload.contributions || [];
-      if (mine && mine.entropy && contributions[mine.seat] !== mine.entropy) return fail(`${where}: your contribution was not used`);
+      if (mine && mine.entropy && contributions[mine.seat] !== mine.entropy) return fail("deal.not_yours", { where });
     } else if (event.type === "CardsDealt") {
       const number = deal++;
       if (!payload.commitment) continue;
-      if (dealCommitment(payload.cards, payload.salt) !== payload.commitment) return fail(`${where}: deal ${number + 1}'s deck does not match its commitment`);
-      if (announced.has(number) && announced.get(number) !== payload.commitment) return fail(`${where}: deal ${number + 1}'s commitment is not the one announced`);
-      if (new Set(payload.cards).size !== payload.cards.length) return fail(`${where}: deal ${number + 1}'s deck repeats a card`);
+      if (dealCommitment(payload.cards, payload.salt) !== payload.commitment) return fail("deal.bad_deck", { where, n: number + 1 });
+      if (announced.has(number) && announced.get(number) !== payload.commitment) return fail("deal.not_announced", { where, n: number + 1 });
+      if (new Set(payload.cards).size !== payload.cards.length) return fail("deal.repeats", { where, n: number + 1 });
       if (result.entropy && derivedDeck(payload.cards, seed, contributions, number).join(" ") !== payload.cards.join(" ")) {
-        return fail(`${where}: deal ${number + 1}'s deck is not the shuffle of the seeds`);
+        return fail("deal.not_shuffle", { where, n: number + 1 });
       }
       result.verified += 1;
     }
   }
   result.ok = result.verified > 0;
-  result.checks = ["each deck and its salt hash to the commitment shown before the deal was played", "each deck holds every card once"];
-  if (announced.size) result.checks.push("each commitment is the one this browser saw during play");
+  result.checks = [{ key: "deal.check_hash" }, { key: "deal.check_once" }];
+  if (announced.size) result.checks.push({ key: "deal.check_announced" });
   if (result.entropy) {
-    result.checks.push("the server's seed matches the commitment it made when the table was set up");
-    result.checks.push("each deck is the documented shuffle of that seed and the players' contributions" + (mine && mine.entropy ? " (yours included)" : ""));
+    result.checks.push({ key: "deal.check_seed" });
+    result.checks.push({ key: mine && mine.entropy ? "deal.check_shuffle_yours" : "deal.check_shuffle" });
   }
   return result;
 }

@@ -2,28 +2,31 @@
 // schema and bot levels), join or watch an open table, rejoin a saved seat.
 import { forgetSeat, rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { randomHex } from "./fairdeal.js";
+import { t } from "./i18n.js";
 import { escape } from "./summary.js";
-import { botLevelLabel, optionLabel, optionValue } from "./words.js";
+import { botLevelLabel, gameText, optionDescription, optionLabel, optionValue, refusalWords } from "./words.js";
 
 export class LobbyScreen {
-  constructor(root, games, { openTable }) {
+  constructor(root, games, { openTable, openRules }) {
     this.root = root;
     this.games = games;
     this.openTable = openTable;
     this.root.className = "lobby-screen";
     this.root.innerHTML =
-      `<section class="panel host"><h2>Host a table</h2><form id="host-form">` +
-      `<label>Your name <input id="name" autocomplete="nickname" maxlength="40" required></label>` +
-      `<label>Game <select id="game">${games.map((g) => `<option value="${escape(g.id)}">${escape(g.name)}</option>`).join("")}</select></label>` +
+      `<section class="panel host"><h2>${escape(t("lobby.host"))}</h2><form id="host-form">` +
+      `<label>${escape(t("lobby.your_name"))} <input id="name" autocomplete="nickname" maxlength="40" required></label>` +
+      `<label>${escape(t("lobby.game"))} <select id="game">${games.map((g) => `<option value="${escape(g.id)}">${escape(gameText(g, "name"))}</option>`).join("")}</select></label>` +
       `<p id="rules-summary" class="muted"></p><p id="end-rule" class="end-rule"></p>` +
-      `<label>Players <select id="seats"></select></label>` +
-      `<fieldset id="seat-setup"><legend>Seats</legend></fieldset>` +
-      `<fieldset id="options"><legend>Rules</legend></fieldset>` +
-      `<button class="primary" type="submit" id="host">Host the table</button><p class="refusal" role="alert"></p></form></section>` +
-      `<section class="panel tables"><div id="mine"></div><h2>Open tables</h2><ul id="open-tables" class="table-list"></ul>` +
-      `<h2>Games in play</h2><ul id="playing-tables" class="table-list"></ul></section>`;
+      `<p><button type="button" id="read-rules">${escape(t("lobby.read_rules"))}</button></p>` +
+      `<label>${escape(t("lobby.players"))} <select id="seats"></select></label>` +
+      `<fieldset id="seat-setup"><legend>${escape(t("lobby.seats"))}</legend></fieldset>` +
+      `<fieldset id="options"><legend>${escape(t("lobby.options"))}</legend></fieldset>` +
+      `<button class="primary" type="submit" id="host">${escape(t("lobby.host_button"))}</button><p class="refusal" role="alert"></p></form></section>` +
+      `<section class="panel tables"><div id="mine"></div><h2>${escape(t("lobby.open_tables"))}</h2><ul id="open-tables" class="table-list"></ul>` +
+      `<h2>${escape(t("lobby.in_play"))}</h2><ul id="playing-tables" class="table-list"></ul></section>`;
     const name = this.$("name");
-    name.value = savedName() || "Guest";
+    name.value = savedName() || t("guest");
+    this.$("read-rules").onclick = () => openRules && openRules(this.game().id);
     this.$("game").onchange = () => this.renderSetup();
     this.$("seats").onchange = () => this.renderSetup();
     this.$("host-form").onsubmit = (event) => { event.preventDefault(); this.host(); };
@@ -35,7 +38,7 @@ export class LobbyScreen {
 
   $(id) { return this.root.querySelector(`#${id}`); }
 
-  close() { clearInterval(this.timer); }
+  close() { clearInterval(this.timer); this.closed = true; }
 
   game() { return this.games.find((g) => g.id === this.$("game").value) || this.games[0]; }
 
@@ -47,34 +50,34 @@ export class LobbyScreen {
     for (let n = game.minSeats; n <= game.maxSeats; n++) counts.push(`<option value="${n}">${n}</option>`);
     this.$("seats").innerHTML = counts.join("");
     if (keep >= game.minSeats && keep <= game.maxSeats) this.$("seats").value = String(keep);
-    this.$("rules-summary").textContent = game.summary || "";
-    const ends = (game.endRule && game.endRule.text) || "";
-    this.$("end-rule").textContent = ends ? `${ends.charAt(0).toUpperCase()}${ends.slice(1)}.` : "";
+    this.$("rules-summary").textContent = gameText(game, "summary");
+    const ends = gameText(game, "end");
+    this.$("end-rule").textContent = ends;
     // Only the levels the catalogue lists are offered; "normal" is the default where listed.
     const levels = game.botLevels || [];
     const preferred = levels.includes("normal") ? "normal" : levels[levels.length - 1];
     const choices = levels.map((level) => `<option value="bot:${escape(level)}"${level === preferred ? " selected" : ""}>` +
       `${escape(botLevelLabel(level))}</option>`).join("") +
-      `<option value="person">a friend (open seat)</option>`;
+      `<option value="person">${escape(t("lobby.a_friend"))}</option>`;
     const count = Number(this.$("seats").value);
-    let rows = `<div class="seat-row"><span class="seat-no">1</span><span>you</span></div>`;
+    let rows = `<div class="seat-row"><span class="seat-no">1</span><span>${escape(t("you"))}</span></div>`;
     for (let seat = 1; seat < count; seat++) {
-      rows += `<label class="seat-row"><span class="seat-no">${seat + 1}</span><select data-seat="${seat}" aria-label="seat ${seat + 1}">${choices}</select></label>`;
+      rows += `<label class="seat-row"><span class="seat-no">${seat + 1}</span><select data-seat="${seat}" aria-label="${escape(t("seat.numbered", { n: seat + 1 }))}">${choices}</select></label>`;
     }
-    this.$("seat-setup").innerHTML = `<legend>Seats</legend>${rows}`;
+    this.$("seat-setup").innerHTML = `<legend>${escape(t("lobby.seats"))}</legend>${rows}`;
     // The rules form is built from the option schema the catalogue publishes.
-    this.$("options").innerHTML = `<legend>Rules</legend>` + ((game.options || []).map((option) =>
-      `<label class="option" title="${escape(option.description)}"><span>${escape(optionLabel(option.name))}` +
-      `<small>${escape(option.description)}</small></span><select data-option="${escape(option.name)}">` +
+    this.$("options").innerHTML = `<legend>${escape(t("lobby.options"))}</legend>` + ((game.options || []).map((option) =>
+      `<label class="option" title="${escape(optionDescription(option))}"><span>${escape(optionLabel(option.name))}` +
+      `<small>${escape(optionDescription(option))}</small></span><select data-option="${escape(option.name)}">` +
       option.allowedValues.map((v) => `<option value="${escape(v)}" ${v === option.defaultValue ? "selected" : ""}>${escape(optionValue(v))}</option>`).join("") +
-      `</select></label>`).join("") || `<p class="muted">No options.</p>`);
+      `</select></label>`).join("") || `<p class="muted">${escape(t("lobby.no_options"))}</p>`);
   }
 
   async host() {
     const button = this.$("host");
     const refusal = this.root.querySelector("#host-form .refusal");
     refusal.textContent = "";
-    const name = this.$("name").value.trim() || "Guest";
+    const name = this.$("name").value.trim() || t("guest");
     saveName(name);
     const options = {};
     this.root.querySelectorAll("[data-option]").forEach((el) => { options[el.dataset.option] = el.value; });
@@ -89,7 +92,7 @@ export class LobbyScreen {
       const entropy = randomHex();
       const hosted = await rpc("LobbyService/HostTable", {
         game: game.id, seats: seatSetup.length, options, seatSetup,
-        name: `${name}'s ${game.name}`, hostPlayerName: name, hostTakesSeat: true, hostSeat: 0,
+        name: t("lobby.table_name", { name, game: gameText(game, "name") }), hostPlayerName: name, hostTakesSeat: true, hostSeat: 0,
         // every table this browser hosts has players' entropy: no single party chooses a deck
         playersEntropy: true, hostEntropy: entropy,
       });
@@ -100,7 +103,7 @@ export class LobbyScreen {
       }
       this.openTable(tableId);
     } catch (error) {
-      refusal.textContent = error.message;
+      refusal.textContent = refusalWords(error, null);
       button.disabled = false;
     }
   }
@@ -109,31 +112,34 @@ export class LobbyScreen {
     const mine = Object.entries(savedSeats()).sort((a, b) => (b[1].saved || 0) - (a[1].saved || 0));
     const box = this.$("mine");
     if (!mine.length) { box.innerHTML = ""; return; }
-    box.innerHTML = `<h2>Your tables</h2><ul class="table-list">${mine.map(([id, s]) =>
-      `<li><span><strong>${escape(this.gameName(s.game))}</strong> as ${escape(s.name || "you")}</span>` +
-      `<span class="buttons"><button class="primary" data-rejoin="${escape(id)}">Rejoin</button>` +
-      `<button data-forget="${escape(id)}" aria-label="forget this table">Forget</button></span></li>`).join("")}</ul>`;
+    box.innerHTML = `<h2>${escape(t("lobby.your_tables"))}</h2><ul class="table-list">${mine.map(([id, s]) =>
+      `<li><span>${escape(t("lobby.as", { game: this.gameName(s.game), name: s.name || t("you") }))}</span>` +
+      `<span class="buttons"><button class="primary" data-rejoin="${escape(id)}">${escape(t("lobby.rejoin"))}</button>` +
+      `<button data-forget="${escape(id)}" aria-label="${escape(t("lobby.forget_label"))}">${escape(t("lobby.forget"))}</button></span></li>`).join("")}</ul>`;
     box.querySelectorAll("[data-rejoin]").forEach((b) => { b.onclick = () => this.openTable(b.dataset.rejoin); });
     box.querySelectorAll("[data-forget]").forEach((b) => { b.onclick = () => { forgetSeat(b.dataset.forget); this.renderMine(); }; });
   }
 
   gameName(id) {
     const game = this.games.find((g) => g.id === id);
-    return game ? game.name : id || "a table";
+    return game ? gameText(game, "name") : id || t("lobby.a_table");
   }
 
   async refresh() {
     try {
       const open = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_OPEN", pageSize: 30 })).tables || [];
       const playing = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_PLAYING", pageSize: 10 })).tables || [];
+      if (this.closed) return;  // the lobby was left while the lists were on their way
       this.renderList("open-tables", open, true);
       this.renderList("playing-tables", playing, false);
     } catch (error) {
-      this.$("open-tables").innerHTML = `<li class="muted">${escape(error.message)}</li>`;
+      if (this.closed) return;
+      this.$("open-tables").innerHTML = `<li class="muted">${escape(refusalWords(error, null))}</li>`;
     }
   }
 
   renderList(id, tables, joinable) {
+    const say = t;  // (``t`` is each table below)
     const mine = savedSeats();
     const list = this.$(id);
     list.innerHTML = tables.map((t) => {
@@ -142,17 +148,17 @@ export class LobbyScreen {
       const people = seats.filter((s) => s.occupied && s.kind !== "SEAT_KIND_BOT").map((s) => s.playerName).filter(Boolean);
       const canJoin = joinable && !mine[t.tableId] && taken < seats.length;
       return `<li data-table="${escape(t.tableId)}"><span><strong>${escape(t.name || this.gameName(t.game))}</strong>` +
-        `<small>${escape(this.gameName(t.game))} · ${taken} of ${t.seatCount} seats${people.length ? ` · ${escape(people.join(", "))}` : ""}</small></span>` +
-        `<span class="buttons">${canJoin ? `<button class="primary" data-join="${escape(t.tableId)}">Join</button>` : ""}` +
-        `${mine[t.tableId] ? `<button class="primary" data-rejoin="${escape(t.tableId)}">Rejoin</button>` : `<button data-watch="${escape(t.tableId)}">Watch</button>`}</span></li>`;
-    }).join("") || `<li class="muted">none right now</li>`;
+        `<small>${escape(this.gameName(t.game))} · ${escape(say("lobby.seats_taken", { count: taken, seats: t.seatCount }))}${people.length ? ` · ${escape(people.join(", "))}` : ""}</small></span>` +
+        `<span class="buttons">${canJoin ? `<button class="primary" data-join="${escape(t.tableId)}">${escape(say("lobby.join"))}</button>` : ""}` +
+        `${mine[t.tableId] ? `<button class="primary" data-rejoin="${escape(t.tableId)}">${escape(say("lobby.rejoin"))}</button>` : `<button data-watch="${escape(t.tableId)}">${escape(say("lobby.watch"))}</button>`}</span></li>`;
+    }).join("") || `<li class="muted">${escape(t("lobby.none"))}</li>`;
     list.querySelectorAll("[data-join]").forEach((b) => { b.onclick = () => this.join(b.dataset.join); });
     list.querySelectorAll("[data-rejoin]").forEach((b) => { b.onclick = () => this.openTable(b.dataset.rejoin); });
     list.querySelectorAll("[data-watch]").forEach((b) => { b.onclick = () => this.openTable(b.dataset.watch, { watch: true }); });
   }
 
   async join(tableId) {
-    const name = this.$("name").value.trim() || "Guest";
+    const name = this.$("name").value.trim() || t("guest");
     saveName(name);
     try {
       const table = (await rpc("LobbyService/GetTable", { tableId })).table;
@@ -161,7 +167,7 @@ export class LobbyScreen {
       saveSeat(tableId, { seat: joined.seat || 0, token: joined.seatToken, name, game: table.game, entropy });
       this.openTable(tableId);
     } catch (error) {
-      this.root.querySelector("#host-form .refusal").textContent = error.message;
+      this.root.querySelector("#host-form .refusal").textContent = refusalWords(error, null);
     }
   }
 }

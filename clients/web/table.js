@@ -1,15 +1,18 @@
 // The card table: seats around the felt, the trick in the middle, your hand
 // below. It renders the view the server sends and offers the legal actions it
-// lists; it holds no rules. Pacing is presentation only: a completed trick is
-// held on the felt for HOLD_MS before it is gathered, and a finished hand shows
-// its summary before the next deal, however fast the next update comes.
+// lists; it holds no rules (a card nobody listed is sent as a move anyway, so
+// the server's refusal says why not). Pacing is presentation only: a completed
+// trick is held on the felt for HOLD_MS before it is gathered, and a finished
+// hand shows its summary before the next deal, however fast the next update comes.
 import { ApiError, forgetSeat, rpc, watch } from "./api.js";
+import { attention, announce } from "./attention.js";
 import { card, inlineCard } from "./cards.js";
 import { verifyDeals } from "./fairdeal.js";
+import { t } from "./i18n.js";
 import { endWords, escape, handResult, playerName, renderSummary } from "./summary.js";
 import {
-  SUIT_SYMBOL, SUIT_WORD, cardName, cardWords, joinNames, optionLabel, optionValue,
-  passWords, phaseWords, say, seatName, suitLetter,
+  SUIT_SYMBOL, cardName, cardWords, directionWords, gameText, joinNames, optionLabel, optionValue,
+  passWords, phaseWords, refusalWords, say, seatName, suitLetter, suitWord,
 } from "./words.js";
 
 export const HOLD_MS = Number(new URLSearchParams(location.search).get("hold") || 1400);
@@ -17,15 +20,31 @@ export const HOLD_MS = Number(new URLSearchParams(location.search).get("hold") |
 const KIND = (legal) => (legal.action && legal.action.kind) || "";
 const isCardAction = (legal) =>
   Boolean(legal.action && legal.action.card) && ["ACTION_KIND_PLAY", "ACTION_KIND_GIVE"].includes(KIND(legal));
+/** A phone-width page (style.css's phone layout). */
+const narrow = () => window.innerWidth < 700;
+
+/**
+ * How many of ``n`` cards go in one row of the hand: as many as fit with at least
+ * 44 px of each card showing (the card widths of style.css), the rows balanced;
+ * a phone splits a hand of more than 7 so its cards stay readable.
+ */
+function cardsPerRow(n) {
+  const width = window.innerWidth;
+  const card = narrow() ? Math.min(Math.max(44, width * 0.14), 60) : Math.min(Math.max(46, width * 0.072), 78);
+  const fit = Math.max(1, Math.floor((width - 24 - card) / 44) + 1);
+  const most = narrow() ? Math.min(fit, 7) : fit;
+  return Math.ceil(n / Math.ceil(n / Math.max(most, 1))) || 1;
+}
 
 export class TableScreen {
   /** ``held`` is this browser's seat ({ seat, token, hostToken }) or null for a spectator. */
-  constructor(root, tableId, held, games, { onLeave }) {
+  constructor(root, tableId, held, games, { onLeave, onRules }) {
     this.root = root;
     this.tableId = tableId;
     this.held = held;
     this.games = games;
     this.onLeave = onLeave;
+    this.onRules = onRules;
     this.queue = [];
     this.pumping = false;
     this.shown = null;       // the view on the felt
@@ -34,23 +53,42 @@ export class TableScreen {
     this.selected = [];      // cards picked to pass, not yet sent
     this.log = [];
     this.sheetOpen = false;
+    this.peek = false;       // the last trick shown over the felt
     this.sending = false;
+    this.clock = null;       // the table's clock options: { turn, bank } seconds, once read
     this.commitments = [];   // [version, commitment] of each deal, as Watch announced it
     this.dealCheck = null;   // the finished game's deal check: null (not yet), "checking", or its result
     this.root.innerHTML = "";
     this.root.className = "table-screen";
     this.stop = watch(tableId, held ? held.seat : null, held ? held.token : null, {
       onUpdate: (update) => this.push(update),
-      onStatus: (text) => this.status(text),
+      onStatus: (key) => this.status(t(key)),
       onFatal: (error) => this.fatal(error),
     });
     this.keys = (event) => this.key(event);
     document.addEventListener("keydown", this.keys);
+    // a phone turned (or a window resized) across the phone width lays the hand out again
+    this.wasNarrow = narrow();
+    this.resized = () => {
+      if (narrow() !== this.wasNarrow && this.shown && this.shown.phase !== "lobby") this.render();
+      this.wasNarrow = narrow();
+    };
+    window.addEventListener("resize", this.resized);
+    this.readClock();
   }
 
   close() {
     this.stop();
     document.removeEventListener("keydown", this.keys);
+    window.removeEventListener("resize", this.resized);
+    attention(false);
+  }
+
+  async readClock() {
+    try {
+      const options = (await rpc("LobbyService/GetTable", { tableId: this.tableId })).table.options || {};
+      this.clock = { turn: Number(options.turn_seconds || 0), bank: Number(options.bank_seconds || 0) };
+    } catch { this.clock = { turn: 0, bank: 0 }; }
   }
 
   status(text) {
@@ -60,9 +98,16 @@ export class TableScreen {
 
   fatal(error) {
     if (this.held && ["UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND"].includes(error.code)) forgetSeat(this.tableId);
-    this.root.innerHTML = `<div class="panel notice"><h2>This table cannot be opened</h2><p>${escape(error.message)}</p>` +
-      `<button class="primary" data-lobby>Back to the lobby</button></div>`;
+    this.root.innerHTML = `<div class="panel notice"><h2>${escape(t("table.cannot_open"))}</h2><p>${escape(refusalWords(error, null))}</p>` +
+      `<button class="primary" data-lobby>${escape(t("back_to_lobby"))}</button></div>`;
     this.root.querySelector("[data-lobby]").onclick = () => this.onLeave();
+  }
+
+  /** Draws the table again in the language just chosen. */
+  redraw() {
+    if (!this.shown) return;
+    if (this.shown.phase === "lobby") this.renderWaitingRoom(this.shown);
+    else this.render();
   }
 
   // -- pacing ------------------------------------------------------------------------------
@@ -86,8 +131,9 @@ export class TableScreen {
   async show(update) {
     const before = this.shown;
     const view = update.view;
-    this.noteEvents(update.events || [], before || view);
+    const events = update.events || [];
     if (view.phase === "lobby") {
+      this.noteEvents(events, view);
       this.shown = view;
       this.version = Number(update.version);
       await this.renderWaitingRoom(view);
@@ -96,18 +142,34 @@ export class TableScreen {
     const first = !before || before.phase === "lobby";
     const result = first ? null : handResult(before, view);
     const freshTrick = !first && trickKey(view.lastTrick) && trickKey(view.lastTrick) !== trickKey(before.lastTrick);
-    if (freshTrick && before.phase === "play") this.noteTrick(view.lastTrick, view);
+    // the log in order: the plays, the trick they completed, the hand's end, then what follows
+    const lastPlay = events.map((e) => e.type).lastIndexOf("ActionTaken");
+    this.noteEvents(events.slice(0, lastPlay + 1), before || view);
+    let last = null;
+    if (result) {
+      last = result.lastTrick || (before.phase === "play" ? finalTrick(before, events) : null);
+      if (last && before.phase === "play" && view.game !== "crazy8s") this.noteTrick(last, view);
+      this.note(t("log.hand_over", { n: result.hand }));
+    } else if (freshTrick && before.phase === "play") {
+      this.noteTrick(view.lastTrick, view);
+    }
+    this.noteEvents(events.slice(lastPlay + 1), view);
     this.version = Number(update.version);
-    if (Number(update.version) > 0 && (update.events || []).length) this.refusal = "";
+    if (Number(update.version) > 0 && events.length) this.refusal = "";
     if (view.phase !== "pass") this.selected = [];
+    // a suit picker (a Crazy 8s eight) closes as soon as the table moves on (the clock ran
+    // out, a bot played the seat): its choices were for the view it was opened on
+    if (this.chooser && (events.length || !(view.legalActions || []).some((a) => isCardAction(a) && a.action.card === this.chooser))) {
+      this.chooser = null;
+      if (this.me() !== null) this.flash(t("refusal.picker_closed"));
+    }
     if (result) {
       // The finished hand stays on the felt, its last trick in the middle, under the summary.
-      const last = result.lastTrick || (before.phase === "play" ? finalTrick(before, update.events || []) : null);
       this.shown = closingView(before, last, view.lastHand);
       this.centreTrick = last;
       this.render();
       if (last) await sleep(HOLD_MS);
-      const firstNew = Math.min(...(update.events || []).map((e) => Number(e.version)), Infinity);
+      const firstNew = Math.min(...events.map((e) => Number(e.version)), Infinity);
       const sealed = this.commitments.filter(([version]) => version < firstNew).pop();
       await this.summary(result, view.isOver, sealed ? sealed[1] : "");
       this.centreTrick = null;
@@ -120,6 +182,8 @@ export class TableScreen {
     }
     this.shown = view;
     this.render();
+    const mine = this.me() !== null && (view.legalActions || []).length > 0;
+    attention(mine, t("title.your_turn"));
   }
 
   summary(result, last, sealed) {
@@ -135,6 +199,13 @@ export class TableScreen {
 
   // -- the event log -----------------------------------------------------------------------
 
+  note(line) {
+    if (!line) return;
+    this.log.unshift(line);
+    this.log = this.log.slice(0, 60);
+    announce(line);
+  }
+
   noteEvents(events, view) {
     for (const event of events) {
       if (event.type === "CardsDealt" && !this.commitments.some(([v]) => v === Number(event.version))) {
@@ -143,22 +214,21 @@ export class TableScreen {
       // each pass is one line when the cards change hands, not three "chose a card" lines
       if (event.action && event.action.kind === "ACTION_KIND_GIVE") continue;
       // the server's sentence, with its "seat 2" said by the player's name
-      const line = say(event.words, view);
-      if (line) this.log.unshift(line);
+      this.note(say(event.words, view));
     }
-    this.log = this.log.slice(0, 60);
   }
 
   noteTrick(trick, view) {
     const cards = (trick.plays || []).map((p) => cardName(p.card)).join(" ");
-    this.log.unshift(`${seatName(view, trick.winner)} took the trick (${cards})`);
+    if (trick.winner === undefined) this.note(t("log.last_trick", { cards }));
+    else this.note(t("log.took_trick", { name: seatName(view, trick.winner), cards }));
   }
 
   // -- drawing -----------------------------------------------------------------------------
 
   gameName(view) {
     const game = this.games.find((g) => g.id === view.game);
-    return game ? game.name : view.game;
+    return game ? gameText(game, "name") : view.game;
   }
 
   me() {
@@ -168,12 +238,14 @@ export class TableScreen {
   render() {
     const view = this.shown;
     const summary = this.root.querySelector(".overlay.summary");
+    const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.card : null;
     this.root.innerHTML = "";
     this.root.appendChild(this.header(view));
     const felt = document.createElement("div");
     felt.className = `felt seats-${view.seatCount}`;
     (view.players || []).forEach((player) => felt.appendChild(this.seatBadge(view, player)));
     felt.appendChild(this.middle(view));
+    if (this.peek) felt.appendChild(this.peekPanel(view));
     this.root.appendChild(felt);
     this.root.appendChild(this.prompt(view));
     const refusal = document.createElement("p");
@@ -192,6 +264,11 @@ export class TableScreen {
       if (this.held) forgetSeat(this.tableId);  // nothing left to rejoin
     }
     if (summary) this.root.appendChild(summary);
+    // keyboard focus stays on the card it was on (a pass pick redraws the hand)
+    if (focused && !summary && !view.isOver) {
+      const again = this.root.querySelector(`.hand-card[data-card="${focused}"]`);
+      if (again) again.focus();
+    }
   }
 
   header(view) {
@@ -199,27 +276,54 @@ export class TableScreen {
     bar.className = "table-bar";
     const chips = [];
     const trump = suitLetter(view.trump);
-    if (view.turnedCard) chips.push(chip("turned up", inlineCard(view.turnedCard).outerHTML));
-    if (trump) chips.push(chip("trump", suitChip(trump), "trump"));
-    else if (view.trumpText && view.game !== "hearts" && view.game !== "crazy8s") chips.push(chip("trump", escape(view.trumpText), "trump"));
+    if (view.turnedCard) chips.push(chip(t("chip.turned_up"), inlineCard(view.turnedCard).outerHTML));
+    if (trump) chips.push(chip(t("chip.trump"), suitChip(trump), "trump"));
+    else if (view.trumpText && view.game !== "hearts" && view.game !== "crazy8s") chips.push(chip(t("chip.trump"), escape(trumpWords(view.trumpText)), "trump"));
     const inForce = suitLetter(view.suitInForce);
-    if (inForce && view.game === "crazy8s") chips.push(chip("suit to follow", suitChip(inForce), "in-force"));
-    else if (inForce) chips.push(chip("suit led", suitChip(inForce), "in-force"));
+    if (inForce && view.game === "crazy8s") chips.push(chip(t("chip.suit_to_follow"), suitChip(inForce), "in-force"));
+    else if (inForce) chips.push(chip(t("chip.suit_led"), suitChip(inForce), "in-force"));
     if (view.heartsBroken !== undefined && view.game === "hearts") {
-      chips.push(chip("hearts", view.heartsBroken ? `<span class="red">♥</span> broken` : `<span class="red">♥</span> not broken`, view.heartsBroken ? "broken" : ""));
+      chips.push(chip(t("chip.hearts"), `<span class="red">♥</span> ${escape(view.heartsBroken ? t("hearts.broken") : t("hearts.not_broken"))}`, view.heartsBroken ? "broken" : ""));
     }
-    if (view.contract) chips.push(chip("contract", escape(say(view.contract, view))));
-    if (view.passDirection && view.phase === "pass") chips.push(chip("pass", escape(view.passDirection)));
-    if (view.stockCount !== undefined && view.game === "crazy8s") chips.push(chip("stock", `${view.stockCount} cards`));
+    if (view.contract) chips.push(chip(t("chip.contract"), escape(say(view.contract, view))));
+    if (view.passDirection && view.phase === "pass") chips.push(chip(t("chip.pass"), escape(directionWords(view.passDirection))));
+    if (view.stockCount !== undefined && view.game === "crazy8s") chips.push(chip(t("chip.stock"), escape(t("cards.count", { count: view.stockCount }))));
+    const peekable = Boolean(view.lastTrick && (view.lastTrick.plays || []).length) && view.game !== "crazy8s";
     bar.innerHTML =
       `<div class="title"><strong>${escape(this.gameName(view))}</strong>` +
-      `<span>hand ${view.handNumber || 1} · ${escape(phaseWords(view))}</span></div>` +
+      `<span>${escape(t("table.hand_phase", { n: view.handNumber || 1, phase: phaseWords(view) }))}</span></div>` +
       `<div class="chips">${chips.join("")}</div>` +
-      `<div class="tools"><button data-sheet aria-pressed="${this.sheetOpen}">Scores</button>` +
-      `<button data-leave>Lobby</button></div>`;
+      `<div class="tools">` +
+      (peekable ? `<button data-peek aria-pressed="${this.peek}">${escape(t("tool.last_trick"))}</button>` : "") +
+      `<button data-rules>${escape(t("tool.rules"))}</button>` +
+      `<button data-sheet aria-pressed="${this.sheetOpen}">${escape(t("tool.scores"))}</button>` +
+      `<button data-leave>${escape(t("tool.lobby"))}</button></div>`;
     bar.querySelector("[data-sheet]").onclick = () => { this.sheetOpen = !this.sheetOpen; this.render(); };
     bar.querySelector("[data-leave]").onclick = () => this.onLeave();
+    bar.querySelector("[data-rules]").onclick = () => this.onRules && this.onRules(view.game);
+    const peek = bar.querySelector("[data-peek]");
+    if (peek) peek.onclick = () => { this.peek = !this.peek; this.render(); };
     return bar;
+  }
+
+  peekPanel(view) {
+    const panel = document.createElement("div");
+    panel.className = "peek";
+    const trick = view.lastTrick;
+    if (!trick) return panel;
+    panel.setAttribute("role", "region");
+    panel.setAttribute("aria-label", t("tool.last_trick"));
+    panel.innerHTML = `<strong>${escape(t("peek.title", { name: seatName(view, trick.winner || 0, { you: true }) }))}</strong>`;
+    const row = document.createElement("div");
+    row.className = "peek-cards";
+    for (const play of trick.plays || []) {
+      const cell = document.createElement("span");
+      cell.appendChild(card(play.card));
+      cell.insertAdjacentHTML("beforeend", `<small>${escape(seatName(view, play.seat || 0, { you: true }))}</small>`);
+      row.appendChild(cell);
+    }
+    panel.appendChild(row);
+    return panel;
   }
 
   place(view, seat, radius) {
@@ -232,7 +336,7 @@ export class TableScreen {
 
   seatBadge(view, player) {
     const seat = player.seat || 0;
-    const where = this.place(view, seat, { x: window.innerWidth < 700 ? 33 : 40, y: 38 });
+    const where = this.place(view, seat, { x: narrow() ? 33 : 40, y: 38 });
     const badge = document.createElement("div");
     const toAct = (view.toAct || []).includes(seat);
     const mine = seat === this.me();
@@ -243,29 +347,40 @@ export class TableScreen {
     // a computer player's level goes to the tooltip, so the nameplate stays short
     const bot = player.kind === "SEAT_KIND_BOT" && /^(.*) \(([^)]*)\)$/.exec(player.playerName || "");
     const name = bot ? bot[1] : seatName(view, seat);
-    badge.title = bot ? `${name}: a computer player (${bot[2]})` : name;
+    badge.title = bot ? t("seat.bot_title", { name, level: bot[2] }) : name;
     const facts = [];
-    if (player.bid) facts.push(`bid ${escape(say(player.bid, view))}`);
+    if (player.bid === "pass") facts.push(escape(t("facts.passed")));
+    else if (player.bid) facts.push(escape(t("facts.bid", { bid: say(player.bid, view) })));
     if (view.phase === "play" || view.phase === "bid" || view.phase === "trump" || player.tricksTaken) {
-      if (view.game !== "crazy8s") facts.push(`${player.tricksTaken || 0} trick${player.tricksTaken === 1 ? "" : "s"}`);
+      if (view.game !== "crazy8s") facts.push(escape(t("facts.tricks", { count: player.tricksTaken || 0 })));
     }
-    if (view.game === "hearts" && player.pointsThisHand) facts.push(`${player.pointsThisHand} this hand`);
+    if (view.game === "hearts" && player.pointsThisHand) facts.push(escape(t("facts.points_this_hand", { count: player.pointsThisHand })));
     if (player.team !== undefined) {
       const partner = (view.players || []).find((p) => p.team === player.team && (p.seat || 0) !== seat);
-      if (partner) facts.push(`partner ${escape(seatName(view, partner.seat || 0).replace(/ \(.*\)$/, ""))}`);
+      if (partner) facts.push(escape(t("facts.partner", { name: seatName(view, partner.seat || 0).replace(/ \(.*\)$/, "") })));
     }
     const backs = Math.min(player.handSize || 0, 7);
     const fan = mine ? "" : `<div class="backs" aria-hidden="true">${"<playing-card back></playing-card>".repeat(backs)}</div>`;
     badge.innerHTML =
       `${fan}<div class="nameplate">` +
-      `<span class="name">${escape(name)}${mine ? " <em>(you)</em>" : ""}</span>` +
-      (seat === view.dealer ? `<span class="dealer" title="dealer">D</span>` : "") +
-      `<span class="score" title="score">${player.score || 0}</span></div>` +
-      `<div class="facts"><span class="count">${player.handSize || 0} card${player.handSize === 1 ? "" : "s"}</span>` +
+      `<span class="name">${escape(name)}${mine ? ` <em>${escape(t("seat.you_mark"))}</em>` : ""}</span>` +
+      (seat === view.dealer ? `<span class="dealer" title="${escape(t("seat.dealer"))}">${escape(t("seat.dealer_mark"))}</span>` : "") +
+      `<span class="score" title="${escape(t("seat.score"))}">${player.score || 0}</span></div>` +
+      `<div class="facts"><span class="count">${escape(t("cards.count", { count: player.handSize || 0 }))}</span>` +
       `${facts.map((f) => `<span>${f}</span>`).join("")}</div>` +
-      (toAct ? `<div class="turn">${player.away ? "bot playing…" : mine ? "your turn" : "thinking…"}${clockTag(player)}</div>` : "") +
-      (player.away ? `<div class="away" title="the turn clock ran out: a computer player plays this seat until its player comes back">away (bot playing)</div>` : "");
+      (toAct ? `<div class="turn">${escape(player.away ? t("seat.bot_playing") : mine ? t("seat.your_turn") : t("seat.thinking"))}${this.clockTag(player)}</div>` : "") +
+      (player.away ? `<div class="away" title="${escape(t("seat.away_title"))}">${escape(t("seat.away"))}</div>` : "");
     return badge;
+  }
+
+  /** A ticking clock for a seat whose turn clock runs, saying what it counts (the turn, or turn and bank). */
+  clockTag(player) {
+    const left = Number(player.timeLeftMs || 0);
+    if (!left) return "";
+    const bank = this.clock && this.clock.bank;
+    const what = bank ? t("clock.turn_and_bank") : t("clock.turn");
+    const title = bank ? t("clock.turn_and_bank_title", { turn: this.clock.turn, bank }) : t("clock.turn_title");
+    return ` <span class="clock" data-until="${Date.now() + left}" title="${escape(title)}"><small>${escape(what)}</small> <b>${Math.ceil(left / 1000)} s</b></span>`;
   }
 
   middle(view) {
@@ -276,12 +391,12 @@ export class TableScreen {
       const stock = document.createElement("div");
       stock.className = "pile";
       stock.appendChild(card(""));
-      stock.insertAdjacentHTML("beforeend", `<span>${view.stockCount ?? 0} in the stock</span>`);
+      stock.insertAdjacentHTML("beforeend", `<span>${escape(t("crazy8s.in_stock", { count: view.stockCount ?? 0 }))}</span>`);
       const discard = document.createElement("div");
       discard.className = "pile";
       if (view.topCard) discard.appendChild(card(view.topCard));
       const inForce = suitLetter(view.suitInForce);
-      discard.insertAdjacentHTML("beforeend", `<span>${inForce ? `follow ${SUIT_SYMBOL[inForce]} ${SUIT_WORD[inForce]}` : "top card"}</span>`);
+      discard.insertAdjacentHTML("beforeend", `<span>${escape(inForce ? t("crazy8s.follow", { symbol: SUIT_SYMBOL[inForce], suit: suitWord(inForce) }) : t("crazy8s.top_card"))}</span>`);
       middle.append(stock, discard);
       return middle;
     }
@@ -303,10 +418,7 @@ export class TableScreen {
       placed.dataset.seat = play.seat || 0;
       middle.appendChild(placed);
     });
-    if (holding && trick.winner !== undefined) {
-      middle.insertAdjacentHTML("beforeend", `<div class="taker">${escape(seatName(view, trick.winner, { you: true }))} ${trick.winner === this.me() ? "take" : "takes"} the trick</div>`);
-      middle.classList.add("gathering");
-    }
+    if (holding && trick.winner !== undefined) middle.classList.add("gathering");
     if (!plays.length) this.onFelt = new Set();
     if (!plays.length && view.phase !== "play") {
       middle.insertAdjacentHTML("beforeend", `<div class="phase-note">${escape(this.centreWords(view))}</div>`);
@@ -315,14 +427,23 @@ export class TableScreen {
   }
 
   centreWords(view) {
-    if (view.isOver) return "game over";
+    if (view.isOver) return t("phase.over");
     if (view.phase === "pass") return passWords(view.passDirection);
-    if (view.phase === "bid") return "bidding";
-    if (view.phase === "trump") return "choosing trump";
     return phaseWords(view);
   }
 
   prompt(view) {
+    const line = this.promptLine(view);
+    const trick = this.centreTrick;
+    if (trick && trick.winner !== undefined) {
+      // who takes the trick is said here, under the felt, so it covers no card
+      const you = trick.winner === this.me();
+      line.insertAdjacentHTML("afterbegin", `<span class="taker">${escape(you ? t("trick.you_take") : t("trick.takes", { name: seatName(view, trick.winner) }))}</span> `);
+    }
+    return line;
+  }
+
+  promptLine(view) {
     const line = document.createElement("p");
     line.className = "prompt";
     line.id = "prompt";
@@ -331,29 +452,32 @@ export class TableScreen {
     const waiting = (view.toAct || []).filter((s) => s !== me).map((s) => seatName(view, s));
     let text;
     const myPlayer = (view.players || []).find((p) => (p.seat || 0) === me);
-    if (view.endReason === "END_REASON_ABANDONED") text = "Game over: abandoned (nobody played for too long); no winner.";
-    else if (view.endReason === "END_REASON_EXPIRED") text = "This table expired: nobody started it in time.";
-    else if (view.isOver) text = `Game over: ${joinNames((view.winners || []).map((s) => playerName(view, s)))} ${(view.winners || []).length > 1 ? "win" : "wins"}.`;
-    else if (myPlayer && myPlayer.away) {
-      text = "Your clock ran out: a computer player is playing for you. ";
+    if (view.endReason === "END_REASON_ABANDONED") text = t("prompt.abandoned");
+    else if (view.endReason === "END_REASON_EXPIRED") text = t("prompt.expired");
+    else if (view.isOver) {
+      const winners = (view.winners || []).map((s) => playerName(view, s));
+      text = t("prompt.game_over", { names: joinNames(winners), count: winners.length });
+    } else if (myPlayer && myPlayer.away) {
       const back = document.createElement("button");
       back.className = "primary";
       back.dataset.back = "";
-      back.textContent = "I'm back";
+      back.textContent = t("prompt.im_back");
       back.onclick = () => this.takeSeatBack();
-      line.textContent = text;
+      line.textContent = `${t("prompt.away")} `;
       line.appendChild(back);
       return line;
-    }
-    else if (me === null) text = `Watching. ${waiting.length ? `Waiting for ${joinNames(waiting)}.` : ""}`;
+    } else if (me === null) text = waiting.length ? t("prompt.watching_waiting", { names: joinNames(waiting) }) : t("prompt.watching");
     else if (legal.length) text = this.yourTurnWords(view, legal);
-    else if (waiting.length) text = `Waiting for ${joinNames(waiting)}…`;
+    else if (waiting.length) text = t("prompt.waiting", { names: joinNames(waiting) });
     else text = "";
     line.textContent = text;
     if (legal.length && me !== null) line.classList.add("your-turn");
-    if (legal.length && myPlayer && myPlayer.timeLeftMs) line.insertAdjacentHTML("beforeend", ` Time left:${clockTag(myPlayer)}`);
+    if (legal.length && myPlayer && Number(myPlayer.timeLeftMs || 0)) line.insertAdjacentHTML("beforeend", this.clockTag(myPlayer));
+    if (legal.length && view.game === "kaiser" && view.phase === "bid" && !legal.some((a) => KIND(a) === "ACTION_KIND_PASS") && view.dealer === me) {
+      line.insertAdjacentHTML("beforeend", ` <span class="hint forced">${escape(t("kaiser.dealer_must_bid"))}</span>`);
+    }
     if (view.phase === "play" && !(view.tricks || []).length && (view.receivedCards || []).length && me !== null) {
-      line.insertAdjacentHTML("beforeend", ` <span class="hint">(dashed: the cards passed to you)</span>`);
+      line.insertAdjacentHTML("beforeend", ` <span class="hint">${escape(t("prompt.received_hint"))}</span>`);
     }
     return line;
   }
@@ -362,16 +486,16 @@ export class TableScreen {
     const kinds = new Set(legal.map(KIND));
     if (kinds.has("ACTION_KIND_GIVE")) {
       const left = 3 - (view.passedCards || []).length;
-      return `Your turn: choose ${left} card${left === 1 ? "" : "s"} to pass ${view.passDirection || ""}.`;
+      return t("prompt.choose_pass", { count: left, direction: directionWords(view.passDirection) });
     }
-    if (kinds.has("ACTION_KIND_BID")) return "Your turn: make your bid.";
-    if (kinds.has("ACTION_KIND_NAME_TRUMP")) return "Your turn: name trump.";
+    if (kinds.has("ACTION_KIND_BID")) return t("prompt.bid");
+    if (kinds.has("ACTION_KIND_NAME_TRUMP")) return t("prompt.name_trump");
     if (kinds.has("ACTION_KIND_PLAY")) {
-      const led = suitLetter(view.suitInForce);
-      return led && view.game !== "crazy8s" ? `Your turn: play a card (${SUIT_WORD[led]} were led).` : "Your turn: play a card.";
+      const led = suitLetter(view.suitInForce || (view.currentTrick && view.currentTrick.ledSuit));
+      return led && view.game !== "crazy8s" ? t("prompt.play_led", { suit: suitWord(led) }) : t("prompt.play");
     }
-    if (kinds.has("ACTION_KIND_DRAW")) return "Your turn: draw a card.";
-    return "Your turn.";
+    if (kinds.has("ACTION_KIND_DRAW")) return t("prompt.draw");
+    return t("prompt.your_turn");
   }
 
   passTray(view) {
@@ -387,8 +511,8 @@ export class TableScreen {
       if (code) {
         slot.appendChild(card(code));
         if (i >= given.length) {
-          slot.title = `put ${cardWords(code)} back`;
-          slot.setAttribute("aria-label", `put ${cardWords(code)} back in your hand`);
+          slot.title = t("pass.put_back", { card: cardWords(code) });
+          slot.setAttribute("aria-label", t("pass.put_back", { card: cardWords(code) }));
           slot.onclick = () => { this.selected = this.selected.filter((c) => c !== code); this.render(); };
         }
       }
@@ -396,13 +520,14 @@ export class TableScreen {
     }
     const label = document.createElement("span");
     label.className = "tray-label";
-    label.textContent = given.length === 3 ? `Passed ${view.passDirection}; waiting for the others` : `To pass ${view.passDirection}:`;
+    const direction = directionWords(view.passDirection);
+    label.textContent = given.length === 3 ? t("pass.sent", { direction }) : t("pass.tray", { direction });
     tray.append(label, ...slots);
     if (given.length < 3) {
       const send = document.createElement("button");
       send.className = "primary";
       send.dataset.passSend = "";
-      send.textContent = `Pass ${chosen.length === 3 ? "these three" : `${3 - chosen.length} more to choose`}`;
+      send.textContent = chosen.length === 3 ? t("pass.send") : t("pass.more", { count: 3 - chosen.length });
       send.disabled = chosen.length !== 3 || this.sending;
       send.onclick = () => this.sendPass();
       tray.appendChild(send);
@@ -414,12 +539,11 @@ export class TableScreen {
     const bar = document.createElement("div");
     bar.className = "actions";
     const legal = view.legalActions || [];
-    const others = legal.filter((a) => !isCardAction(a) || this.chooser === a.action.card);
-    const chosen = this.chooser ? legal.filter((a) => a.action.card === this.chooser) : [];
+    const chosen = this.chooser ? legal.filter((a) => isCardAction(a) && a.action.card === this.chooser) : [];
     const shown = chosen.length > 1 ? chosen : legal.filter((a) => !isCardAction(a));
     if (chosen.length > 1) {
       bar.dataset.chooser = this.chooser;
-      bar.insertAdjacentHTML("beforeend", `<span>${escape(cardName(this.chooser))}: name a suit</span>`);
+      bar.insertAdjacentHTML("beforeend", `<span>${escape(t("crazy8s.name_suit", { card: cardName(this.chooser) }))}</span>`);
     }
     for (const action of shown) {
       const button = document.createElement("button");
@@ -430,20 +554,26 @@ export class TableScreen {
       button.onclick = () => { this.chooser = null; this.act(action.id); };
       bar.appendChild(button);
     }
-    void others;
+    if (chosen.length > 1) {
+      const cancel = document.createElement("button");
+      cancel.dataset.cancel = "";
+      cancel.textContent = t("cancel");
+      cancel.onclick = () => { this.chooser = null; this.render(); };
+      bar.appendChild(cancel);
+    }
     return bar;
   }
 
   suitChoice(action) {
     const letter = suitLetter(action.action.suit);
-    return letter ? `${SUIT_SYMBOL[letter]} ${SUIT_WORD[letter]}` : action.label;
+    return letter ? `${SUIT_SYMBOL[letter]} ${suitWord(letter)}` : action.label;
   }
 
   hand(view) {
-    const row = document.createElement("div");
-    row.className = "hand";
-    row.setAttribute("role", "group");
-    row.setAttribute("aria-label", "your hand");
+    const hand = document.createElement("div");
+    hand.className = "hand";
+    hand.setAttribute("role", "group");
+    hand.setAttribute("aria-label", t("hand.label"));
     const legal = view.legalActions || [];
     const byCard = new Map();
     for (const action of legal.filter(isCardAction)) {
@@ -451,43 +581,87 @@ export class TableScreen {
       byCard.get(action.action.card).push(action);
     }
     const passing = legal.some((a) => KIND(a) === "ACTION_KIND_GIVE");
-    // cards picked or given to pass are shown apart, in the pass tray
-    const apart = view.phase === "pass" ? [...this.selected, ...(view.passedCards || [])] : [];
-    const cards = (view.hand || []).filter((code) => !apart.includes(code));
-    row.style.setProperty("--n", String(Math.max(cards.length, 1)));
+    // cards picked to pass stay in their place (marked), so the hand does not re-spread
+    // under the finger; cards already given are gone to the tray
+    const given = view.phase === "pass" ? view.passedCards || [] : [];
+    const cards = (view.hand || []).filter((code) => !given.includes(code));
     const received = view.phase === "play" && !(view.tricks || []).length ? view.receivedCards || [] : [];
-    for (const code of cards) {
+    const perRow = cardsPerRow(cards.length);
+    let row = null;
+    cards.forEach((code, index) => {
+      if (index % Math.max(perRow, 1) === 0) {
+        row = document.createElement("div");
+        row.className = "hand-row";
+        row.style.setProperty("--n", String(Math.max(Math.min(perRow, cards.length - index), 1)));
+        hand.appendChild(row);
+      }
       const actions = byCard.get(code) || [];
+      const picked = this.selected.includes(code);
       const button = document.createElement("button");
       button.className = "hand-card";
       button.dataset.card = code;
       if (received.includes(code)) button.classList.add("received");
-      const playable = actions.length > 0 && this.queue.length === 0;
-      if (legal.length && !actions.length) button.classList.add("dim");
+      const playable = actions.length > 0 && this.queue.length === 0 && !picked;
+      if ((legal.length && !actions.length) || picked) button.classList.add("dim");
+      if (picked) button.classList.add("picked");
       if (playable) button.classList.add("legal");
-      button.disabled = !playable;
-      button.setAttribute("aria-label", `${cardWords(code)}${playable ? (passing ? ", pick to pass" : ", play") : ""}`);
-      button.appendChild(card(code));
-      button.onclick = () => {
-        if (passing) {
-          if (this.selected.length + (view.passedCards || []).length < 3) this.selected.push(code);
-          this.render();
-          this.focusHand();
-        } else if (actions.length > 1) {
-          this.chooser = code;
-          this.render();
-        } else {
-          this.act(actions[0].id);
-        }
-      };
+      // a dimmed card stays focusable and tappable: the tap says why not
+      if (!playable && !picked) button.setAttribute("aria-disabled", "true");
+      const label = picked ? t("hand.picked", { card: cardWords(code) })
+        : playable ? (passing ? t("hand.pick", { card: cardWords(code) }) : t("hand.play", { card: cardWords(code) })) : cardWords(code);
+      button.setAttribute("aria-label", label);
+      const face = card(code);
+      face.setAttribute("aria-hidden", "true");  // the button's label says the card
+      button.appendChild(face);
+      button.onclick = () => this.tap(view, code, actions, passing, picked);
       row.appendChild(button);
-    }
-    return row;
+    });
+    return hand;
   }
 
-  focusHand() {
-    const first = this.root.querySelector(".hand-card.legal");
-    if (first) first.focus();
+  /** A tap on a card of the hand: pick it to pass, play it, open the suit picker, or say why not. */
+  tap(view, code, actions, passing, picked) {
+    if (picked) {
+      this.selected = this.selected.filter((c) => c !== code);
+      this.render();
+    } else if (this.queue.length) {
+      this.flash(t("refusal.wait"));
+    } else if (!actions.length) {
+      this.whyNot(view, code);
+    } else if (passing) {
+      if (this.selected.length + (view.passedCards || []).length < 3) this.selected.push(code);
+      else this.flash(t("refusal.three_chosen"));
+      this.render();
+    } else if (actions.length > 1) {
+      this.chooser = code;
+      this.render();
+    } else {
+      this.act(actions[0].id);
+    }
+  }
+
+  /** A card nobody listed: the server's refusal in one line, or why nothing can be done now. */
+  async whyNot(view, code) {
+    if (this.me() === null) return;
+    const legal = view.legalActions || [];
+    if (!legal.length) {
+      const waiting = (view.toAct || []).filter((s) => s !== this.me()).map((s) => seatName(view, s));
+      this.flash(waiting.length ? t("refusal.not_your_turn", { names: joinNames(waiting) }) : t("refusal.not_now"));
+      return;
+    }
+    if (!legal.some(isCardAction)) {
+      this.flash(t("refusal.no_card_now"));
+      return;
+    }
+    const verb = view.phase === "pass" ? "give" : "play";
+    try {
+      await rpc("PlayService/Act", {
+        tableId: this.tableId, seat: this.held.seat, requestId: crypto.randomUUID(),
+        action: { text: `${verb} ${code}` },
+      }, { seat: this.held.token });
+    } catch (error) {
+      this.flash(refusalWords(error, view));
+    }
   }
 
   logPanel() {
@@ -495,21 +669,23 @@ export class TableScreen {
     panel.className = "log";
     panel.open = this.logOpen ?? window.innerWidth > 900;
     panel.ontoggle = () => { this.logOpen = panel.open; };
-    panel.innerHTML = `<summary>Table talk</summary><ol>${this.log.slice(0, 14).map((l) => `<li>${escape(l)}</li>`).join("")}</ol>`;
+    panel.innerHTML = `<summary>${escape(t("log.title"))}</summary><ol>${this.log.slice(0, 14).map((l) => `<li>${escape(l)}</li>`).join("")}</ol>`;
     return panel;
   }
 
   scoreSheet(view) {
     const sheet = document.createElement("div");
     sheet.className = "overlay sheet";
+    sheet.setAttribute("role", "dialog");
+    sheet.setAttribute("aria-label", t("sheet.title"));
     const players = view.players || [];
     const head = players.map((p) => `<th>${escape(seatName(view, p.seat || 0))}</th>`).join("");
     const rows = (view.handScores || []).map((row, i) =>
       `<tr><th scope="row">${i + 1}</th>${players.map((p) => `<td>${(row.points || [])[p.seat || 0] ?? 0}</td>`).join("")}</tr>`).join("");
     const totals = players.map((p) => `<td>${(view.scores || [])[p.seat || 0] ?? p.score ?? 0}</td>`).join("");
-    sheet.innerHTML = `<div class="overlay-card"><h2>Score sheet</h2><table class="result"><thead><tr><th>Hand</th>${head}</tr></thead>` +
-      `<tbody>${rows || `<tr><td colspan="${players.length + 1}">No hand finished yet</td></tr>`}</tbody>` +
-      `<tfoot><tr><th>Total</th>${totals}</tr></tfoot></table><button class="primary" data-close>Close</button></div>`;
+    sheet.innerHTML = `<div class="overlay-card"><h2>${escape(t("sheet.title"))}</h2><table class="result"><thead><tr><th>${escape(t("sheet.hand"))}</th>${head}</tr></thead>` +
+      `<tbody>${rows || `<tr><td colspan="${players.length + 1}">${escape(t("sheet.none"))}</td></tr>`}</tbody>` +
+      `<tfoot><tr><th>${escape(t("col.total"))}</th>${totals}</tr></tfoot></table><button class="primary" data-close>${escape(t("close"))}</button></div>`;
     sheet.querySelector("[data-close]").onclick = () => { this.sheetOpen = false; this.render(); };
     return sheet;
   }
@@ -517,19 +693,21 @@ export class TableScreen {
   gameOver(view) {
     const panel = document.createElement("div");
     panel.className = "overlay game-over";
+    panel.setAttribute("role", "dialog");
+    panel.setAttribute("aria-labelledby", "game-over-title");
     const winners = (view.winners || []).map((s) => playerName(view, s));
     const order = [...(view.players || [])].sort((a, b) => this.rank(view, a) - this.rank(view, b));
     const hands = (view.handScores || []).length;
     const abandoned = view.endReason === "END_REASON_ABANDONED";
-    const headline = abandoned ? "Abandoned: no winner" : `${escape(joinNames(winners))} ${winners.length > 1 ? "win" : "wins"}!`;
-    panel.innerHTML = `<div class="overlay-card"><h2>${headline}</h2>` +
+    const headline = abandoned ? t("over.abandoned") : t("over.wins", { names: joinNames(winners), count: winners.length });
+    panel.innerHTML = `<div class="overlay-card"><h2 id="game-over-title">${escape(headline)}</h2>` +
       `<p class="end-reason">${escape(endWords(view))}</p>` +
-      (view.endReason === "END_REASON_ROUNDS_PLAYED" ? "" : `<p class="muted">${escape(this.gameName(view))} is over after ${hands} hand${hands === 1 ? "" : "s"}.</p>`) +
+      (view.endReason === "END_REASON_ROUNDS_PLAYED" ? "" : `<p class="muted">${escape(t("over.after_hands", { game: this.gameName(view), count: hands }))}</p>`) +
       `<ol class="standings">${order.map((p) => `<li class="${(view.winners || []).includes(p.seat || 0) ? "won" : ""}">` +
-        `<span>${escape(playerName(view, p.seat || 0))}${p.seat === this.me() ? " (you)" : ""}</span>` +
+        `<span>${escape(playerName(view, p.seat || 0))}${p.seat === this.me() ? ` ${escape(t("seat.you_mark"))}` : ""}</span>` +
         `<strong>${(view.scores || [])[p.seat || 0] ?? p.score ?? 0}</strong></li>`).join("")}</ol>` +
       this.dealCheckHtml() +
-      `<div class="buttons"><button data-sheet>Score sheet</button><button class="primary" data-lobby>Back to the lobby</button></div></div>`;
+      `<div class="buttons"><button data-sheet>${escape(t("sheet.title"))}</button><button class="primary" data-lobby>${escape(t("back_to_lobby"))}</button></div></div>`;
     panel.querySelector("[data-sheet]").onclick = () => { this.sheetOpen = true; this.render(); };
     panel.querySelector("[data-lobby]").onclick = () => this.onLeave();
     return panel;
@@ -544,7 +722,7 @@ export class TableScreen {
       const mine = this.held && this.held.entropy ? { seat: this.held.seat, entropy: this.held.entropy } : null;
       this.dealCheck = verifyDeals(replay, announced, mine);
     } catch (error) {
-      this.dealCheck = { ok: false, failure: `the replay could not be read (${error.message})`, checks: [] };
+      this.dealCheck = { ok: false, failure: { key: "deal.unreadable", args: { why: refusalWords(error, null) } }, checks: [] };
     }
     const box = this.root.querySelector(".deal-check");
     if (box) box.outerHTML = this.dealCheckHtml();
@@ -552,14 +730,15 @@ export class TableScreen {
 
   dealCheckHtml() {
     const check = this.dealCheck;
-    if (!check || check === "checking") return `<div class="deal-check pending">Checking the deals…</div>`;
+    if (!check || check === "checking") return `<div class="deal-check pending">${escape(t("deal.checking"))}</div>`;
+    const say = (item) => t(item.key, item.args);
     if (!check.ok) {
-      return `<div class="deal-check failed" role="alert"><strong>✗ Deal check failed:</strong> ${escape(check.failure || "no committed deal to check")}</div>`;
+      const why = check.failure ? say(check.failure) : t("deal.none");
+      return `<div class="deal-check failed" role="alert"><strong>${escape(t("deal.failed"))}</strong> ${escape(why)}</div>`;
     }
-    const what = check.entropy ? " (dealt from the server's seed and the players' contributions)" : "";
-    const count = check.verified === 1 ? "The deal was" : `All ${check.verified} deals were`;
-    return `<div class="deal-check verified"><strong>✓ ${count} verified${escape(what)}</strong>` +
-      `<ul>${check.checks.map((line) => `<li>${escape(line)}</li>`).join("")}</ul></div>`;
+    const headline = check.entropy ? t("deal.verified_entropy", { count: check.verified }) : t("deal.verified", { count: check.verified });
+    return `<div class="deal-check verified"><strong>${escape(headline)}</strong>` +
+      `<ul>${check.checks.map((line) => `<li>${escape(say(line))}</li>`).join("")}</ul></div>`;
   }
 
   rank(view, player) {
@@ -576,12 +755,12 @@ export class TableScreen {
     try {
       await rpc("PlayService/ReturnToSeat", { tableId: this.tableId, seat: this.held.seat }, { seat: this.held.token });
     } catch (error) {
-      this.flash(say(error.message, this.shown));
+      this.flash(refusalWords(error, this.shown));
     }
   }
 
   async act(id) {
-    if (this.sending) return;
+    if (this.sending) { this.flash(t("refusal.sending")); return null; }
     this.sending = true;
     this.flash("");
     try {
@@ -591,7 +770,8 @@ export class TableScreen {
       }, { seat: this.held.token });
       return answer;
     } catch (error) {
-      this.flash(say(error.message, this.shown));
+      this.flash(refusalWords(error, this.shown));
+      if (this.shown) this.render();  // a picker left open on a stale view closes
       return null;
     } finally {
       this.sending = false;
@@ -607,7 +787,7 @@ export class TableScreen {
     try {
       for (const code of cards) {
         const action = (view.legalActions || []).find((a) => KIND(a) === "ACTION_KIND_GIVE" && a.action.card === code);
-        if (!action) throw new ApiError("FAILED_PRECONDITION", `${cardName(code)} can no longer be passed`);
+        if (!action) throw new ApiError("FAILED_PRECONDITION", t("pass.gone", { card: cardName(code) }));
         const answer = await rpc("PlayService/Act", {
           tableId: this.tableId, seat: this.held.seat, expectedVersion: version,
           requestId: crypto.randomUUID(), legalActionId: action.id,
@@ -617,7 +797,7 @@ export class TableScreen {
       }
       this.selected = [];
     } catch (error) {
-      this.flash(say(error.message, this.shown));
+      this.flash(refusalWords(error, this.shown));
       this.selected = [];
     } finally {
       this.sending = false;
@@ -633,15 +813,13 @@ export class TableScreen {
   }
 
   key(event) {
-    if (!this.shown || event.target.tagName === "INPUT") return;
+    if (!this.shown || event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
     const cards = [...this.root.querySelectorAll(".hand-card")];
     const at = cards.indexOf(document.activeElement);
     if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
       const step = event.key === "ArrowRight" ? 1 : -1;
-      const enabled = cards.filter((c) => !c.disabled);
-      if (!enabled.length) return;
-      const from = at < 0 ? -1 : enabled.indexOf(document.activeElement);
-      enabled[(from + step + enabled.length) % enabled.length].focus();
+      if (!cards.length) return;
+      cards[(at + step + cards.length) % cards.length].focus();
       event.preventDefault();
     } else if (event.key === "s" || event.key === "S") {
       this.sheetOpen = !this.sheetOpen;
@@ -659,32 +837,53 @@ export class TableScreen {
     const invite = `${location.origin}${location.pathname}#/join/${this.tableId}`;
     const options = Object.entries((table && table.options) || {});
     const host = this.held && this.held.hostToken;
+    const all = filled === seats.length && seats.length;
     this.root.innerHTML =
-      `<div class="panel waiting"><h2>${escape(this.gameName(view))}: waiting for players</h2>` +
-      `<p class="muted">${filled} of ${seats.length || view.seatCount} seats taken</p>` +
+      `<div class="panel waiting"><h2>${escape(t("waiting.title", { game: this.gameName(view) }))}</h2>` +
+      `<p class="muted">${escape(t("waiting.taken", { count: filled, seats: seats.length || view.seatCount }))}</p>` +
       `<ol class="seat-list">${seats.map((s) =>
         `<li class="${s.occupied ? "taken" : "open"}" data-seat="${s.seat || 0}"><span class="seat-no">${(s.seat || 0) + 1}</span>` +
-        `<span>${s.occupied ? escape(s.playerName || "a player") : "open seat: waiting for a friend…"}</span>` +
-        `${s.kind === "SEAT_KIND_BOT" ? `<em>computer, ${escape(s.botLevel)}</em>` : ""}` +
-        `${this.held && this.held.seat === (s.seat || 0) ? "<em>you</em>" : ""}</li>`).join("")}</ol>` +
+        `<span>${escape(s.occupied ? s.playerName || t("waiting.a_player") : t("waiting.open_seat"))}</span>` +
+        `${s.kind === "SEAT_KIND_BOT" ? `<em>${escape(t("waiting.computer", { level: s.botLevel }))}</em>` : ""}` +
+        `${this.held && this.held.seat === (s.seat || 0) ? `<em>${escape(t("you"))}</em>` : ""}</li>`).join("")}</ol>` +
       (options.length ? `<p class="muted">${options.map(([k, v]) => `${escape(optionLabel(k))}: ${escape(optionValue(v))}`).join(" · ")}</p>` : "") +
-      `<label class="invite">Invite a friend with this link <input readonly value="${escape(invite)}"></label>` +
-      `<p class="muted">Table ${escape(this.tableId)}</p>` +
+      `<label class="invite">${escape(t("waiting.invite"))} <input readonly value="${escape(invite)}"></label>` +
+      `<div class="buttons"><button data-copy>${escape(t("waiting.copy"))}</button><span class="copied" role="status"></span></div>` +
+      `<p class="muted">${escape(t("waiting.table", { id: this.tableId }))}</p>` +
       (host
-        ? `<button class="primary" data-start ${filled === seats.length && seats.length ? "" : "disabled"}>Start the game</button>` +
-          `<p class="muted">${filled === seats.length ? "Every seat is taken." : "You can start once every seat is taken."}</p>`
-        : `<p class="muted">The host starts the game once every seat is taken.</p>`) +
-      `<p class="refusal" role="alert"></p><button data-leave>Back to the lobby</button></div>`;
+        ? `<button class="primary" data-start ${all ? "" : "disabled"}>${escape(t("waiting.start"))}</button>` +
+          `<p class="muted">${escape(all ? t("waiting.all_taken") : t("waiting.start_when_full"))}</p>`
+        : `<p class="muted">${escape(t("waiting.host_starts"))}</p>`) +
+      `<p class="refusal" role="alert"></p><div class="buttons"><button data-rules>${escape(t("tool.rules"))}</button><button data-leave>${escape(t("back_to_lobby"))}</button></div></div>`;
     const start = this.root.querySelector("[data-start]");
     if (start) {
       start.onclick = async () => {
         start.disabled = true;
         try { await rpc("LobbyService/StartTable", { tableId: this.tableId }, { host: this.held.hostToken }); }
-        catch (error) { this.flash(say(error.message, view)); start.disabled = false; }
+        catch (error) { this.flash(refusalWords(error, view)); start.disabled = false; }
       };
     }
+    this.root.querySelector("[data-copy]").onclick = () => copyInvitation(invite, this.root.querySelector(".copied"), this.root.querySelector(".invite input"));
+    this.root.querySelector("[data-rules]").onclick = () => this.onRules && this.onRules(view.game);
     this.root.querySelector("[data-leave]").onclick = () => this.onLeave();
   }
+}
+
+/** Copies the invitation link (the clipboard where the page may write it, else the field selected). */
+async function copyInvitation(link, note, field) {
+  try {
+    await navigator.clipboard.writeText(link);
+    note.textContent = t("waiting.copied");
+  } catch {
+    field.select();
+    note.textContent = t("waiting.copy_by_hand");
+  }
+}
+
+/** The server's trump text in the page's language where the catalogue has it. */
+function trumpWords(text) {
+  const known = { "no trump": "trump.none", "not yet named": "trump.not_named", "dealer to name trump": "trump.dealer_names" };
+  return known[text] ? t(known[text]) : text;
 }
 
 /**
@@ -724,7 +923,7 @@ function chip(label, value, cls = "") {
 
 function suitChip(letter) {
   const red = letter === "H" || letter === "D";
-  return `<span class="${red ? "red" : "black"} suit">${SUIT_SYMBOL[letter]}</span> ${SUIT_WORD[letter]}`;
+  return `<span class="${red ? "red" : "black"} suit suit-${letter}">${SUIT_SYMBOL[letter]}</span> ${escape(suitWord(letter))}`;
 }
 
 function sleep(ms) {
@@ -733,18 +932,11 @@ function sleep(ms) {
 
 // -- turn clocks -----------------------------------------------------------------------------
 
-/** A ticking "12 s" for a seat whose turn clock runs (its end is counted on this
- * browser's clock from the view's time_left_ms, so the two clocks need not agree). */
-function clockTag(player) {
-  const left = Number(player.timeLeftMs || 0);
-  if (!left) return "";
-  return ` <span class="clock" data-until="${Date.now() + left}" title="time left for this turn">${Math.ceil(left / 1000)} s</span>`;
-}
-
 setInterval(() => {
   for (const tag of document.querySelectorAll(".clock[data-until]")) {
     const left = Math.max(0, Number(tag.dataset.until) - Date.now());
-    tag.textContent = `${Math.ceil(left / 1000)} s`;
+    const number = tag.querySelector("b");
+    if (number) number.textContent = `${Math.ceil(left / 1000)} s`;
     tag.classList.toggle("short", left < 5000);
   }
 }, 250);

@@ -345,6 +345,10 @@ def test_a_short_crazy8s_game_ends_with_the_result_by_name(browser: Any, web_sta
     assert f"{played} played; the lowest total wins." in result, result
     assert result.index(names(view)[view["winners"][0]]) < result.index(played)
     assert not RAW_CODES.search(visible_text(page))
+    # issue 32, item 10: the log ends in order: the last plays, the hand's end, the game's end
+    lines = page.eval_on_selector_all(".log li", "ls => ls.map((l) => l.textContent)")
+    assert lines.index("Hand 1 is over") == 1 and len(lines) > 2, lines
+    assert "over" in lines[0].lower(), lines
     shot(page, "game-over")
     page.set_viewport_size(PHONE)
     shot(page, "game-over")
@@ -381,18 +385,45 @@ def test_the_summary_says_a_kaiser_set_a_moon_and_a_blocked_round(
         "Bo bid 10 with clubs trump: set, Bo and Dee took only 0 points",
         "Ada and Cy: 10 points in tricks, +10 to the score",
         "Bo and Dee: 0 points in tricks, -10 to the score",
+        # issue 32, item 6: who took the penalty cards, and the two sides' totals
+        "Ada and Cy took the 5♥ (+5)",
+        "Ada and Cy took the 3♠ (−3)",
+        "Ada and Cy 20, Bo and Dee -55",
+    ]
+    # seen from Bo's seat: the 5♥ by the seat whose trick held it, us/them totals
+    assert said["made"][-3:] == [
+        "Dee took the 5♥ (+5)",
+        "Ada and Cy took the 3♠ (−3)",
+        "Us 8, them -3",
     ]
     assert said["end"] == "Bo and Dee fell to −52 or below, so the other side wins."
     assert said["moon"] == [
         "Ada shot the moon: 0 for them, 26 for everyone else",
+        "Ada took the Q♠ (13 points)",
         "Ada took the last trick with the A♣ (A♣ K♥ Q♠ 10♦)",
         "No cards were passed",
     ]
+    polish = said["pl"]
+    assert polish["set"] == [
+        "Licytacja Bo: 10, atut trefl, nieugrana; Bo i Dee: tylko 0 punktów",
+        "Ada i Cy: 10 punktów w lewach, +10 do wyniku",
+        "Bo i Dee: 0 punktów w lewach, -10 do wyniku",
+        "5♥ (+5) w lewach: Ada i Cy",
+        "3♠ (−3) w lewach: Ada i Cy",
+        "Ada i Cy 20, Bo i Dee -55",
+    ]
+    assert polish["made"][-1] == "My 8, oni -3"
+    assert polish["moon"][1] == "Dama pik (13 punktów): Ada"
+    assert polish["blocked"] == [
+        "Runda zablokowana: nikt nie mógł zagrać ani dobrać",
+        "Talię odtworzono z odrzuconych kart 2 razy",
+    ]
+    assert polish["end"] == "Bo i Dee: −52 lub mniej, więc wygrywa druga para."
     assert said["columns"] == ["tricks", "taken", "points", "total"]
     assert (said["moonRow"]["taken"], said["moonRow"]["points"]) == (26, "0")
     assert said["blocked"] == [
         "The round was blocked: nobody could play or draw",
-        "The stock was rebuilt from the discards twice",
+        "The stock was rebuilt from the discards 2 times",
     ]
     assert said["left"] == [2, 2, 2]
     assert page.errors == []
@@ -413,11 +444,15 @@ def test_a_turn_clock_ticks_a_bot_stands_in_and_the_player_comes_back(
     wait_until(page, "location.hash.startsWith('#/table/')")
     table_id = page.evaluate("location.hash.split('/')[2]")
     assert spectator_view(web_stack, table_id)["players"][0]["playerName"] == "Dee"
-    page.wait_for_selector(".seat.mine .clock")  # the pass: everyone's turn, mine on a clock
-    assert re.fullmatch(r"[1-3] s", page.inner_text(".seat.mine .clock")), page.inner_text(
+    page.wait_for_selector("#prompt .clock")  # the pass: everyone's turn, mine on a clock
+    assert re.fullmatch(r"[1-3] s", page.inner_text(".seat.mine .clock b")), page.inner_text(
         ".seat.mine .clock"
     )
-    assert "Time left" in page.inner_text("#prompt")
+    # issue 32, item 7: the chip says what it counts (the turn: this table has no bank)
+    assert page.text_content(".seat.mine .clock small") == "turn"
+    assert page.text_content("#prompt .clock small") == "turn"
+    assert "Time left" not in page.inner_text("#prompt")
+    assert 0 < clock_height(page) < 30  # one line
     shot(page, "turn-clock")
     page.wait_for_selector(".seat.mine .away", timeout=15_000)
     assert page.inner_text(".seat.mine .away") == "away (bot playing)"
@@ -428,3 +463,41 @@ def test_a_turn_clock_ticks_a_bot_stands_in_and_the_player_comes_back(
     view = spectator_view(web_stack, table_id)
     assert not any(player.get("away") for player in view["players"])
     assert page.errors == []
+
+
+def clock_height(page: Any) -> float:
+    """The prompt's clock chip's height, read in one go (the prompt redraws as the table moves)."""
+    height: float = page.evaluate(
+        "(() => { const chip = document.querySelector('#prompt .clock');"
+        " return chip ? chip.getBoundingClientRect().height : 0; })()"
+    )
+    return height
+
+
+def test_the_clock_chip_says_turn_and_bank_and_no_clock_says_nothing(
+    browser: Any, web_stack: str
+) -> None:
+    """Issue 32, item 7: with a bank the chip says "turn + bank"; without a clock no
+    "Time left" and no chip, on a phone too."""
+    page = open_page(browser, web_stack, PHONE)
+    page.wait_for_selector("#game option", state="attached")
+    page.select_option("#game", "hearts")
+    page.select_option("[data-option='turn_seconds']", "120")
+    page.select_option("[data-option='bank_seconds']", "60")
+    page.click("#host")
+    page.wait_for_selector(".seat.mine .clock")
+    assert page.text_content(".seat.mine .clock small") == "turn + bank"
+    assert "60 s" in (page.get_attribute(".seat.mine .clock", "title") or "")
+    left = int(page.inner_text(".seat.mine .clock b").split()[0])
+    assert 120 < left <= 180  # the turn and the bank together, as the label says
+    page.wait_for_selector("#prompt .clock")
+    shot(page, "turn-and-bank")
+    assert 0 < clock_height(page) < 30
+    plain = open_page(browser, web_stack, PHONE)
+    plain.wait_for_selector("#game option", state="attached")
+    plain.select_option("#game", "hearts")
+    plain.click("#host")
+    plain.wait_for_selector(".hand-card.legal")
+    assert plain.locator(".clock").count() == 0
+    assert "Time left" not in plain.inner_text("#prompt")
+    assert page.errors == [] and plain.errors == []

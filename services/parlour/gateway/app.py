@@ -12,7 +12,9 @@ The workers' ``BotService`` is left out: browsers never act for bots.
 ``AccountService`` keeps the session in HttpOnly cookies and needs a CSRF
 header with them (``sessions.py``).
 Tokens travel as the headers ``X-Parlour-Seat-Token`` and
-``X-Parlour-Host-Token`` and are passed on as gRPC metadata. gRPC status codes
+``X-Parlour-Host-Token`` and are passed on as gRPC metadata, and so is the
+page's language (``Accept-Language``, or ``lang`` in a stream's query) as
+``accept-language``, for the service to answer in it. gRPC status codes
 become HTTP status codes (``HTTP_STATUS``, every code); the body is
 ``{"code": "FAILED_PRECONDITION", "message": "..."}`` so the rule and card the
 service named reach the page.
@@ -32,6 +34,7 @@ import json
 import logging
 import math
 import pkgutil
+import re
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -61,6 +64,11 @@ FORWARDED_HEADERS = ("x-parlour-seat-token", "x-parlour-host-token")
 CLIENT_ADDRESS_KEY = "x-parlour-client-address"
 #: the service's trailing metadata key for the seconds to wait after a refusal
 RETRY_AFTER_KEY = "retry-after"
+#: The page's language, passed on as ``accept-language`` metadata (a stream, whose
+#: EventSource cannot set headers, sends it as the ``lang`` query parameter).
+LANGUAGE_HEADER = "accept-language"
+#: An Accept-Language value as passed on: tags, weights and commas only, this long at most.
+LANGUAGE_VALUE = re.compile(r"[A-Za-z0-9*,;=. -]{1,100}")
 #: Services for AI workers only (worker token): never offered to browsers.
 NOT_FOR_BROWSERS = frozenset({"BotService"})
 
@@ -298,6 +306,9 @@ def create_app(
                 found.append((name, _token(name, value)))
         if request.client is not None and request.client.host:
             found.append((CLIENT_ADDRESS_KEY, request.client.host))
+        spoken = request.query_params.get("lang") or request.headers.get(LANGUAGE_HEADER, "")
+        if LANGUAGE_VALUE.fullmatch(spoken):  # anything else is not passed on (nor refused)
+            found.append((LANGUAGE_HEADER, spoken.strip()))
         return tuple(found)
 
     async def call(request: Request) -> Response:

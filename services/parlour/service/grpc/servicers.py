@@ -54,6 +54,16 @@ def credentials(context: Context) -> Credentials:
     )
 
 
+def language(context: Context) -> str:
+    """The first language of the call's ``accept-language`` metadata ("pl" of "pl-PL,en;q=0.8"),
+    "" when none is sent."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "accept-language":
+            text = value if isinstance(value, str) else value.decode()
+            return text.split(",")[0].split(";")[0].split("-")[0].strip().lower()
+    return ""
+
+
 class _OverApp:
     """A servicer over the application layer."""
 
@@ -108,7 +118,14 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
     ) -> catalogue_pb2.GetGameResponse:
         if not request.game:
             raise errors.BadRequest("game is required")
-        return self._games[get_game(request.game).id]  # get_game names an unknown game
+        info = get_game(request.game)  # names an unknown game
+        translated = info.rules_text_in(language(context))
+        if translated is None:
+            return self._games[info.id]
+        answer = catalogue_pb2.GetGameResponse()
+        answer.CopyFrom(self._games[info.id])
+        answer.game.rules_text = translated  # the rules in the caller's language (hearts.pl.md)
+        return answer
 
     def _info(self, info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
         message = convert.game_info(info, with_rules=with_rules)
