@@ -183,7 +183,9 @@ class Play:
             if expected_version is not None and expected_version != folded.seq:
                 raise StaleVersion(
                     f"version {expected_version} is stale: table {table_id} is at "
-                    f"version {folded.seq}; fetch the view and decide again"
+                    f"version {folded.seq}; fetch the view and decide again",
+                    expected=expected_version,
+                    current=folded.seq,
                 )
             action = _resolve(state, seat, move)
             state.apply(seat, action)  # raises before changing anything

@@ -28,10 +28,11 @@ from parlour.engine.view import View
 from parlour.service.domain.clock import CLOCK_OPTIONS
 from parlour.service.domain.events import CardsDealt, decode
 from parlour.service.domain.fold import describe
+from parlour.service.domain.phrases import event_phrase
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
-from parlour.words import say_event
+from parlour.words import say_event, say_phrase
 
 if TYPE_CHECKING:
     from parlour.service.app.views import SeatView
@@ -186,5 +187,6 @@ def public_event(event: StoredEvent, viewer: int | None) -> play_pb2.PublicEvent
         else:
             message.action.CopyFrom(action_to_proto(taken))
             done = action_words(taken, "past")
-    message.words = say_event(text, seat=seat, done=done)
+    phrased = event_phrase(typed, viewer)  # in the call's language
+    message.words = say_phrase(*phrased) if phrased else say_event(text, seat=seat, done=done)
     return message
