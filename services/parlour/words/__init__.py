@@ -203,6 +203,9 @@ def say_phrase(key: str, language: str | None = None, /, **args: object) -> str:
     for name in SUIT_ARGS:
         if isinstance(said.get(name), str):
             said[name] = suit_word(str(said[name]), language)
+    for name in BID_ARGS:
+        if isinstance(said.get(name), str):
+            said[name] = say_cards(str(said[name]), language)
     for name in SEAT_ARGS:
         value = said.get(name)
         if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
@@ -215,6 +218,7 @@ def say_phrase(key: str, language: str | None = None, /, **args: object) -> str:
 CARD_ARGS = ("card", "cards", "top_card", "must_play", "playable")
 SUIT_ARGS = ("suit", "led", "trump", "suit_in_force")
 SEAT_ARGS = ("seat", "holder", "dealer")
+BID_ARGS = ("bid", "standing")
 
 
 def option_label(name: str, language: str | None = None) -> str:

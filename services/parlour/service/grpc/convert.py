@@ -188,5 +188,8 @@ def public_event(event: StoredEvent, viewer: int | None) -> play_pb2.PublicEvent
             message.action.CopyFrom(action_to_proto(taken))
             done = action_words(taken, "past")
     phrased = event_phrase(typed, viewer)  # in the call's language
-    message.words = say_phrase(*phrased) if phrased else say_event(text, seat=seat, done=done)
+    if phrased is not None:
+        message.words = say_phrase(phrased[0], None, **phrased[1])
+    else:
+        message.words = say_event(text, seat=seat, done=done)
     return message
