@@ -30,11 +30,15 @@ class Session:
         address: str,
         state_dir: Path | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        language: str = "en",
     ) -> Session:
+        """The clients ask for the server's words in ``language`` (labels, events)."""
         return cls(
             address,
-            ParlourClient(address, credentials=credentials),
-            ParlourClient(address, retry=RetryPolicy(attempts=1), credentials=credentials),
+            ParlourClient(address, credentials=credentials, language=language),
+            ParlourClient(
+                address, retry=RetryPolicy(attempts=1), credentials=credentials, language=language
+            ),
             SeatBook(state_dir),
         )
 

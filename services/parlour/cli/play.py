@@ -39,6 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a seat token for --table (from `parlour fork`, or a seat taken on another device)",
     )
     parser.add_argument(
+        "--lang",
+        choices=("en", "pl"),
+        default=None,
+        help="the client's language: en (English) or pl (polski) (default: from the "
+        "system's locale, LC_ALL / LC_MESSAGES / LANG; F2 switches it while playing)",
+    )
+    parser.add_argument(
         "--seat",
         type=int,
         metavar="N",
@@ -65,5 +72,5 @@ def run(args: argparse.Namespace) -> int:
         except OpenFailed as failed:
             print(f"parlour play: {failed}", flush=True)
             return 2
-    ParlourApp(args.server, credentials=credentials, open_seat=seat).run()
+    ParlourApp(args.server, credentials=credentials, open_seat=seat, language=args.lang).run()
     return 0

@@ -31,6 +31,7 @@ from parlour.words.catalogue import (
     negotiate,
     phrase,
     plural_form,
+    set_process_language,
     speaking,
 )
 
@@ -42,6 +43,7 @@ __all__ = [
     "negotiate",
     "phrase",
     "plural_form",
+    "set_process_language",
     "speaking",
 ]
 

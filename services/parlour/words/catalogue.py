@@ -26,8 +26,10 @@ from babel.core import Locale, negotiate_locale
 #: the languages with a catalogue, the first the default
 LANGUAGES = ("en", "pl")
 DEFAULT_LANGUAGE = "en"
-#: the language words are said in for the current call or task
-LANGUAGE: ContextVar[str] = ContextVar("parlour_language", default=DEFAULT_LANGUAGE)
+#: the language words are said in for the current call or task (the gRPC edge sets it
+#: per call); where it is not set, the process's language (:func:`set_process_language`)
+LANGUAGE: ContextVar[str] = ContextVar("parlour_language")
+_PROCESS = [DEFAULT_LANGUAGE]
 #: the CLDR plural categories a counted entry may have ("other" is required)
 PLURAL_CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 
@@ -78,8 +80,15 @@ def negotiate(header: str | None) -> str:
 
 
 def current() -> str:
-    """The language of the current call."""
-    return LANGUAGE.get()
+    """The language of the current call (or of the process, outside any call)."""
+    return LANGUAGE.get(_PROCESS[0])
+
+
+def set_process_language(language: str) -> str:
+    """Say words in ``language`` wherever no call chose one (a terminal client's
+    every screen and task); an unknown language is English. Returns the one set."""
+    _PROCESS[0] = language if language in LANGUAGES else DEFAULT_LANGUAGE
+    return _PROCESS[0]
 
 
 @contextmanager
@@ -87,7 +96,7 @@ def speaking(language: str) -> Iterator[str]:
     """Say words in ``language`` inside the block (a call, a client's session)."""
     token = LANGUAGE.set(language if language in LANGUAGES else DEFAULT_LANGUAGE)
     try:
-        yield LANGUAGE.get()
+        yield current()
     finally:
         LANGUAGE.reset(token)
 
