@@ -83,7 +83,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy services/parlour/engine
 	$(BIN)/mypy services/parlour/service clients/client
 	$(BIN)/mypy services/parlour/ai services/parlour/gateway services/parlour/cli \
-		services/parlour/replay services/parlour/contract services/parlour/*.py clients/tui
+		services/parlour/replay services/parlour/contract services/parlour/*.py clients/tui \
+		services/parlour/words
 
 ## make proto: regenerate services/parlour/v1 from proto/parlour/v1 (commit the result)
 proto: $(STAMP)

@@ -245,7 +245,9 @@ class ParlourClient:
 
     def _connect(self) -> _Stubs:
         if self._stubs is None:
-            said = [_LanguageUnary(self), _LanguageStream(self)] if self.language else None
+            said: list[grpc.aio.ClientInterceptor] | None = None
+            if self.language:
+                said = [_LanguageUnary(self), _LanguageStream(self)]
             if self.credentials is None:
                 channel = grpc.aio.insecure_channel(
                     self.address, options=self._options, interceptors=said

@@ -170,21 +170,35 @@ def scores_table(view: play_pb2.View, last: int | None = None, width: int = 80) 
     """
     room = (width - 7) // max(view.seat_count, 1) - 2
     table = Table(box=None, padding=(0, 0, 0, 2), header_style="bold #9090c0")
-    table.add_column("hand", justify="right", no_wrap=True)
-    for seat in range(view.seat_count):
-        name = seat_name(view, seat)
-        if seat < len(view.players) and _is_bot(view.players[seat]):
-            name = _BOT_LEVEL.sub("", name)  # "Bot 2", its level is in the seats table
-        short = name if len(name) <= room else name[: max(room - 1, 2)] + "…"
-        table.add_column(short, justify="right", no_wrap=True)
+    table.add_column(t("col.hand"), justify="right", no_wrap=True)
+    for header in score_headers(view, room):
+        table.add_column(header, justify="right", no_wrap=True)
     rows = list(enumerate(view.hand_scores, start=1))
     if last is not None and len(rows) > last:
         rows = rows[len(rows) - last :] if last > 0 else []
     for number, hand in rows:
         table.add_row(str(number), *(str(points) for points in hand.points))
     totals = list(view.scores) or [p.score for p in view.players]
-    table.add_row(Text("total", style="bold"), *(Text(str(s), style="bold") for s in totals))
+    table.add_row(Text(t("col.total"), style="bold"), *(Text(str(s), style="bold") for s in totals))
     return table
+
+
+def score_headers(view: play_pb2.View, room: int) -> list[str]:
+    """Each seat's column heading in ``room`` characters: its name, shortened while the
+    short names still tell the seats apart ("Bo… Bo…" never), else the seat's number
+    and initials as the seats table numbers them ("1 Bo", "2 Bo" -> "1B", "2B")."""
+    names = []
+    for seat in range(view.seat_count):
+        name = seat_name(view, seat)
+        if seat < len(view.players) and _is_bot(view.players[seat]):
+            name = _BOT_LEVEL.sub("", name)  # "Bot 2", its level is in the seats table
+        names.append(name)
+    if all(len(name) <= room for name in names):
+        return names
+    short = [name if len(name) <= room else name[: max(room - 1, 1)] + "…" for name in names]
+    if room >= 4 and len(set(short)) == len(short):
+        return short
+    return [f"{seat + 1}{name[: max(room - 1, 1)]}" for seat, name in enumerate(names)]
 
 
 def whose_turn(view: play_pb2.View) -> Text:

@@ -11,6 +11,7 @@ public events of a table's log. Event descriptions go through
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -32,7 +33,7 @@ from parlour.service.domain.phrases import event_phrase
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
-from parlour.words import say_event, say_phrase
+from parlour.words import DEFAULT_LANGUAGE, say_event, say_phrase
 
 if TYPE_CHECKING:
     from parlour.service.app.views import SeatView
@@ -61,6 +62,20 @@ def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
     )
     fill_end_rule(message.end_rule, info.end_rule)
     return message
+
+
+def rules_in(info: GameInfo, language: str) -> str | None:
+    """The game's rules in ``language`` where there is a text in it other than the
+    English original: the engine's own ("hearts.pl.md", the Polish original of
+    Kierki), else the phrasebook's translation (``parlour/words/rules``); None for English."""
+    if language == DEFAULT_LANGUAGE:
+        return None
+    stem = info.rules_file.removesuffix(".md")
+    for package in ("parlour.engine", "parlour.words"):
+        found = resources.files(package).joinpath("rules", f"{stem}.{language}.md")
+        if found.is_file():
+            return found.read_text(encoding="utf-8")
+    return None
 
 
 # -- lobby -----------------------------------------------------------------------------------

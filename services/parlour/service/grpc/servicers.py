@@ -32,6 +32,7 @@ from parlour.v1 import (
     replay_pb2,
     replay_pb2_grpc,
 )
+from parlour.words import current as current_language
 
 
 def credentials(context: Context) -> Credentials:
@@ -95,7 +96,14 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
     ) -> catalogue_pb2.GetGameResponse:
         if not request.game:
             raise errors.BadRequest("game is required")
-        return self._games[get_game(request.game).id]  # get_game names an unknown game
+        info = get_game(request.game)  # get_game names an unknown game
+        said = convert.rules_in(info, current_language())  # the rules in the call's language
+        if said is None:
+            return self._games[info.id]
+        answer = catalogue_pb2.GetGameResponse()
+        answer.CopyFrom(self._games[info.id])
+        answer.game.rules_text = said
+        return answer
 
     def _info(self, info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
         message = convert.game_info(info, with_rules=with_rules)
