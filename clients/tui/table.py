@@ -131,11 +131,18 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick_clocks)
-        self.query_one("#seats").border_title = "Seats"
-        self.query_one("#facts").border_title = "Table"
-        self.query_one("#scores").border_title = "Scores by hand"
-        self.query_one("#log").border_title = "What happened"
-        self.query_one("#hand").border_title = "Your hand"
+        self.title_panels()
+
+    def title_panels(self) -> None:
+        """The panels' titles in the client's language."""
+        for panel, key in (
+            ("#seats", "panel.seats"),
+            ("#facts", "panel.table"),
+            ("#scores", "panel.scores"),
+            ("#log", "panel.log"),
+            ("#hand", "panel.hand"),
+        ):
+            self.query_one(panel).border_title = t(key)
         self._fit_to_size()
         self.refresh_all()
         self.follow()
@@ -366,7 +373,7 @@ class TableScreen(Screen[None]):
         self.query_one("#seats", Static).update(render.seats_table(view))
         facts = render.table_facts(view)
         table_id = self.seat.table_id  # export, replay and fork all need it
-        facts.append(f"\nTable {table_id}", style="bold #9090c0")
+        facts.append("\n" + t("table_id", table_id=table_id), style="bold #9090c0")
         facts.append(f"\n  parlour export {table_id}\n  parlour replay {table_id}", style="dim")
         self.query_one("#facts", Static).update(facts)
         self.query_one("#trick", Static).update(self._trick_text(view))
@@ -433,13 +440,13 @@ class TableScreen(Screen[None]):
         if passing:
             text.append_text(self._pass_tray(view))
             if len(self.to_pass) + len(view.passed_cards) < PASS_COUNT:
-                hints.append("←→ card, Enter pick it to pass")
+                hints.append(t("hint.pick"))
             else:
                 hints.append("Enter pass these cards")
             if self.to_pass:
                 hints.append("Backspace take the last one back")
         elif my_turn and playable:
-            hints.append("←→ card, Enter play")
+            hints.append(t("hint.play"))
         if menu and not playable:
             hints.append("↑↓ choose, Enter")
         kinds = {entry.action.kind for entry in menu}
@@ -453,7 +460,7 @@ class TableScreen(Screen[None]):
 
     def _pass_tray(self, view: play_pb2.View) -> Text:
         """The cards picked to pass, apart from the hand: "To pass left: 3♣ Q♠ _"."""
-        tray = Text(f"To pass {view.pass_direction}: ", style="bold")
+        tray = Text(t("to_pass", direction=view.pass_direction), style="bold")
         chosen = [*view.passed_cards, *self.to_pass]
         for index in range(PASS_COUNT):
             if index:
