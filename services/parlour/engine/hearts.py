@@ -507,6 +507,14 @@ class HeartsState(GameState):
         if len(plays) == SEATS * HAND_SIZE:
             self._finish_hand()
 
+    def _queen_taker(self) -> int | None:
+        """The seat whose trick took the queen of spades this hand."""
+        queen = _QUEEN_OF_SPADES.bit_length() - 1
+        for index, card in enumerate(self._plays):
+            if card == queen:
+                return self._trick_winners[index // SEATS]
+        return None
+
     def _finish_hand(self) -> None:
         taken = [points_in(taken) for taken in self._taken]
         points = taken
@@ -532,6 +540,7 @@ class HeartsState(GameState):
             self._moon,
             self._tied,
             last_trick,
+            self._queen_taker(),
         )
         if reached and not self._tied:
             self._over = True
@@ -814,6 +823,7 @@ class _HandFacts(NamedTuple):
     moon: int | None
     tied: bool
     last_trick: tuple[int, int, tuple[int, ...]]
+    queen: int | None  # the seat that took the queen of spades
 
     def result(self) -> HandResult:
         moon, number, taken = self.moon, self.hand_number, self.taken
@@ -837,6 +847,7 @@ class _HandFacts(NamedTuple):
                 pass_direction=pass_direction(number)[0],
                 last_trick=_trick(*self.last_trick),
                 tie_plays_on=self.tied,
+                queen_of_spades_seat=self.queen,
             ),
         )
 

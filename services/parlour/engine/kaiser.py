@@ -419,6 +419,8 @@ class KaiserState(GameState):
                 made=made,
                 points_taken=(took[0], took[1]),
                 score_change=(change[0], change[1]),
+                five_of_hearts_seat=self._taker_of(FIVE_OF_HEARTS),
+                three_of_spades_seat=self._taker_of(THREE_OF_SPADES),
             ),
         )
         self.winning_team = self._side_that_wins(bidders)
@@ -433,6 +435,13 @@ class KaiserState(GameState):
         self.dealer = (self.dealer + 1) % self.seats
         self.redeals = 0
         self.phase = "deal"
+
+    def _taker_of(self, card: Card) -> int | None:
+        """The seat that took ``card`` in this hand's tricks (None if nobody did)."""
+        for trick in self.tricks:
+            if any(play.card == card for play in trick.plays):
+                return trick.winner
+        return None
 
     def _side_that_wins(self, bidders: int) -> int | None:
         """The end test, made only after a hand (None: play on)."""
