@@ -8,6 +8,8 @@ come back in Polish; a refusal carries a google.rpc.ErrorInfo (reason, domain
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grpc
 import pytest
 
@@ -99,3 +101,20 @@ async def test_a_request_over_a_limit_says_so(sqlite_url: str) -> None:
             await service.client.host_table("hearts", 4, host_player_name="x" * 5000)
         assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT
         assert caught.value.reason == "LIMIT_EXCEEDED"
+
+
+async def test_the_rules_come_in_the_language_the_call_asks(sqlite_url: str) -> None:
+    packaged = Path(__file__).resolve().parents[2] / "services/parlour/engine/rules"
+    async with running_service(sqlite_url) as service:
+        async with ParlourClient(service.address, language="pl") as polish:
+            for game in ("wizard", "crazy8s", "kaiser", "hearts"):
+                english = await service.client.get_game(game)
+                polski = await polish.get_game(game)
+                assert english.rules_text == (packaged / f"{game}.md").read_text("utf-8")
+                assert polski.rules_text != english.rules_text
+                assert "zasady" in polski.rules_text.lower() or game == "hearts"
+                assert polski.options == english.options  # only the words change
+        # Hearts in Polish is the Polish original of Kierki, word for word
+        async with ParlourClient(service.address, language="pl") as polish:
+            kierki = await polish.get_game("hearts")
+        assert kierki.rules_text == (packaged / "hearts.pl.md").read_text("utf-8")
