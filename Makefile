@@ -56,7 +56,7 @@ help:
 
 $(BIN)/python:
 	@echo "parlour: creating the virtual environment $(VENV)"
-	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	@$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 
 # Each step says what it does; pip's and setuptools' chatter goes to $(INSTALL_LOG),
 # shown (its end) only if the step fails.
