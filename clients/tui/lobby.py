@@ -181,8 +181,12 @@ class LobbyScreen(Screen[None]):
                 except ParlourError as error:
                     self.say(error.message, "red")
                     return
-            await switch.mount(Markdown(rules_markdown(self.full_rules[key]), id=shown))
-        switch.current = shown
+            if not switch.query(f"#{shown}"):
+                await switch.mount(Markdown(rules_markdown(self.full_rules[key]), id=shown))
+        try:
+            switch.current = shown
+        except NoMatches:  # the lobby was covered (a seat opened) before it was mounted
+            return
         self.query_one("#rules", VerticalScroll).scroll_home(animate=False)
 
     def rules_shown(self) -> Markdown:
