@@ -5,6 +5,9 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# what `make run` needs: the `all` extra only (no test tools); a full install ($(STAMP)) does too
+RUN_STAMP := $(VENV)/.installed-run
+INSTALL_LOG := $(VENV)/install.log
 
 # setup.py compiles these with mypyc in place: an edit of one rebuilds it on the next make.
 # The old builds are unlinked first, not overwritten: a running process keeps what it loaded.
@@ -21,7 +24,7 @@ COMPILED := services/parlour/engine/hearts.py services/parlour/engine/wizard.py 
 
 ## make run: the game service (embedded SQLite), an AI worker and the browser gateway;
 ## prints the command that opens the terminal client
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/parlour demo
 
 ## make test: lint, format check, types, import boundaries, contract lint, whole test suite:
@@ -52,7 +55,23 @@ help:
 ## --- The environment ---------------------------------------------------------------------
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	@echo "parlour: creating the virtual environment $(VENV)"
+	@$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+
+# Each step says what it does; pip's and setuptools' chatter goes to $(INSTALL_LOG),
+# shown (its end) only if the step fails.
+$(RUN_STAMP): pyproject.toml setup.py $(COMPILED) | $(BIN)/python
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then touch $@; exit 0; fi; \
+	echo "parlour: [1/2] upgrading pip"; \
+	$(BIN)/python -m pip install --quiet --upgrade pip > $(INSTALL_LOG) 2>&1 \
+		|| { tail -n 40 $(INSTALL_LOG); exit 1; }; \
+	echo "parlour: [2/2] installing Parlour and what it needs to play (a few minutes;"; \
+	echo "         with a C compiler, the game engines are compiled with mypyc)"; \
+	rm -f $(COMPILED:.py=.cpython-*.so) $(COMPILED:.py=__mypyc.cpython-*.so); \
+	$(BIN)/python -m pip install --quiet -e '.[all]' >> $(INSTALL_LOG) 2>&1 \
+		|| { tail -n 40 $(INSTALL_LOG); exit 1; }; \
+	echo "parlour: installed; starting the game service, a worker and the gateway"; \
+	touch $@
 
 $(STAMP): pyproject.toml setup.py $(COMPILED) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -83,7 +102,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy services/parlour/engine
 	$(BIN)/mypy services/parlour/service clients/client
 	$(BIN)/mypy services/parlour/ai services/parlour/gateway services/parlour/cli \
-		services/parlour/replay services/parlour/contract services/parlour/*.py clients/tui
+		services/parlour/replay services/parlour/contract services/parlour/*.py clients/tui \
+		services/parlour/words
 
 ## make proto: regenerate services/parlour/v1 from proto/parlour/v1 (commit the result)
 proto: $(STAMP)

@@ -54,7 +54,7 @@ class Layer:
 
 LAYERS = (
     Layer("parlour.engine", ("parlour.engine",), (*DRIVERS, *EDGE, *UI)),
-    Layer("parlour.words", (), (*DRIVERS, *EDGE, *UI)),
+    Layer("parlour.words", ("parlour.words",), (*DRIVERS, *EDGE, *UI)),
     Layer("parlour.action_words", ("parlour.engine.actions", "parlour.words"), (*DRIVERS, *EDGE)),
     Layer("parlour.v1", ("parlour.v1",)),
     Layer(

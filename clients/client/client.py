@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from parlour.v1 import (
     bots_pb2,
@@ -74,14 +76,70 @@ class ParlourError(Exception):
     PERMISSION_DENIED (token missing / wrong), UNAVAILABLE (after retries).
     """
 
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        reason: str = "",
+        args: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(f"{code.name}: {message}")
         self.code = code
         self.message = message
+        #: the refusal's machine-readable reason ("MUST_FOLLOW_SUIT", listed in
+        #: common.proto), "" when the server sent none; say it with
+        #: ``parlour.words.say_phrase("reason." + reason, **args)``
+        self.reason = reason
+        #: the reason's arguments: card codes, suit letters, seats from 0, numbers
+        self.reason_args: dict[str, str] = dict(args or {})
 
     @classmethod
     def of(cls, error: grpc.aio.AioRpcError) -> ParlourError:
-        return cls(error.code(), error.details() or "")
+        reason, args = refusal_reason(error)
+        return cls(error.code(), error.details() or "", reason, args)
+
+
+def refusal_reason(error: grpc.aio.AioRpcError) -> tuple[str, dict[str, str]]:
+    """The reason and arguments of a refusal's google.rpc.ErrorInfo (from the
+    ``grpc-status-details-bin`` trailer); ("", {}) when it carries none."""
+    try:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    except ValueError:
+        return "", {}
+    for detail in status.details if status is not None else ():
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info) and info.domain == "parlour":
+            return info.reason, dict(info.metadata)
+    return "", {}
+
+
+#: the call metadata key asking the server for its words in a language
+LANGUAGE_KEY = "accept-language"
+
+
+class _Language:
+    """Adds the client's language (``accept-language``) to every call."""
+
+    def __init__(self, client: ParlourClient) -> None:
+        self.client = client
+
+    def _details(self, details: Any) -> Any:
+        language = self.client.language
+        if not language:
+            return details
+        metadata = (*tuple(details.metadata or ()), (LANGUAGE_KEY, language))
+        return details._replace(metadata=grpc.aio.Metadata(*metadata))
+
+
+class _LanguageUnary(_Language, grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(self._details(details), request)
+
+
+# grpc.aio files an interceptor under the first kind it is, so each kind has its own
+class _LanguageStream(_Language, grpc.aio.UnaryStreamClientInterceptor):
+    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(self._details(details), request)
 
 
 @dataclass(frozen=True)
@@ -170,6 +228,7 @@ class ParlourClient:
         channel_options: Sequence[tuple[str, Any]] = (),
         credentials: grpc.ChannelCredentials | None = None,
         session: SessionMetadata | None = None,
+        language: str | None = None,
     ) -> None:
         """``session``: sends its token as ``authorization`` with every call (accounts.py);
         None: no session metadata at all."""
@@ -186,6 +245,9 @@ class ParlourClient:
         self.credentials = credentials
         self.session = session
         self._interceptors = [session] if session is not None else None
+        #: the language the server's words (labels, events) are asked in ("en", "pl");
+        #: None sends no ``accept-language`` (the server speaks English)
+        self.language = language
         self._current = 0
         #: table id -> the contribution this client sent for its seat there (hex)
         self.entropy: dict[str, str] = {}
@@ -212,16 +274,16 @@ class ParlourClient:
 
     def _connect(self) -> _Stubs:
         if self._stubs is None:
+            said: list[grpc.aio.ClientInterceptor] = list(self._interceptors or ())
+            if self.language:
+                said += [_LanguageUnary(self), _LanguageStream(self)]
             if self.credentials is None:
                 channel = grpc.aio.insecure_channel(
-                    self.address, options=self._options, interceptors=self._interceptors
+                    self.address, options=self._options, interceptors=said
                 )
             else:
                 channel = grpc.aio.secure_channel(
-                    self.address,
-                    self.credentials,
-                    options=self._options,
-                    interceptors=self._interceptors,
+                    self.address, self.credentials, options=self._options, interceptors=said
                 )
             self._stubs = _Stubs(
                 channel,

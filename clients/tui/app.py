@@ -10,6 +10,7 @@ from pathlib import Path
 
 import grpc
 from textual.app import App
+from textual.binding import Binding
 
 from parlour.client import ParlourError
 
@@ -17,6 +18,7 @@ from .identity import sign_in
 from .lobby import LobbyScreen
 from .saved import SavedSeat
 from .session import Session
+from .speech import next_language, system_language, t, use
 from .table import TableScreen
 
 
@@ -25,6 +27,7 @@ class ParlourApp(App[None]):
 
     CSS_PATH = "parlour.tcss"
     TITLE = "Parlour"
+    BINDINGS = [Binding("f2", "switch_language", "Language / Język")]
 
     def __init__(
         self,
@@ -33,9 +36,11 @@ class ParlourApp(App[None]):
         state_dir: Path | None = None,
         credentials: grpc.ChannelCredentials | None = None,
         open_seat: SavedSeat | None = None,
+        language: str | None = None,
     ) -> None:
         super().__init__()
-        self.session = Session.open(address, state_dir, credentials)
+        self.language = use(language or system_language())
+        self.session = Session.open(address, state_dir, credentials, self.language)
         self.open_seat = open_seat
 
     async def on_mount(self) -> None:
@@ -47,6 +52,16 @@ class ParlourApp(App[None]):
         self.push_screen(LobbyScreen())
         if self.open_seat is not None:  # `parlour play --table ID --token TOKEN`
             self.push_screen(TableScreen(self.open_seat))
+
+    def action_switch_language(self) -> None:
+        """Speak the next language: this client's words now, the server's from the next call."""
+        self.language = use(next_language())
+        self.session.client.language = self.session.stream_client.language = self.language
+        self.notify(t("language_now"))
+        said = getattr(self.screen, "say_again", None)
+        if callable(said):
+            said()
+        self.screen.refresh(recompose=False)
 
     async def on_unmount(self) -> None:
         await self.session.close()

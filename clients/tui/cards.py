@@ -11,6 +11,7 @@ from rich.text import Text
 
 from parlour.v1 import common_pb2
 from parlour.words import SUIT_SYMBOLS, SUIT_WORDS, card_name
+from parlour.words import suit_word as said_suit
 
 _LETTER_BY_SYMBOL = {symbol: letter for letter, symbol in SUIT_SYMBOLS.items()}
 RED_SUITS = frozenset("DH")
@@ -32,7 +33,7 @@ SPECIAL = "bold #c080ff"
 def suit_word(suit: int) -> str:
     """The contract's Suit value in words ("hearts"), "" when unspecified."""
     letter = LETTER_BY_SUIT.get(suit)
-    return SUIT_WORDS[letter] if letter else ""
+    return said_suit(letter) if letter else ""
 
 
 def card_label(code: str) -> str:

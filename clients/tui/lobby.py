@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import getpass
+import asyncio
 
 from rich.text import Text
 from textual import on, work
@@ -11,7 +11,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Label, Markdown, OptionList, Static
+from textual.widgets import (
+    ContentSwitcher,
+    DataTable,
+    Footer,
+    Input,
+    Label,
+    Markdown,
+    OptionList,
+    Static,
+)
 from textual.widgets.option_list import Option
 
 from parlour.client import ParlourError
@@ -21,28 +30,35 @@ from parlour.words import option_label, option_value
 from .saved import SavedSeat
 from .session import session
 from .setup import PERSON, SetupScreen, TableSetup
+from .speech import language, t
 from .table import TableScreen
 
 
 def rules_markdown(game: catalogue_pb2.GameInfo) -> str:
     """The game's summary, seat range, options and rules, as Markdown."""
-    seats = f"**Seats:** {game.min_seats}–{game.max_seats}"
+    seats = t("rules.seats", low=game.min_seats, high=game.max_seats)
     lines = [f"## {game.name}", "", game.summary, "", seats]
     if game.bot_levels:
-        lines.append(f"  **Computer players:** {', '.join(game.bot_levels)}")
+        levels = ", ".join(option_value(level) for level in game.bot_levels)
+        lines.append(t("rules.bots", levels=levels))
     if game.end_rule.text:
         ends = game.end_rule.text
-        lines += ["", f"**How it ends:** {ends[:1].upper()}{ends[1:]}."]
+        lines += ["", t("rules.ends", text=ends[:1].upper() + ends[1:])]
     if game.options:
-        lines += ["", "**Options:**", ""]
+        lines += ["", t("rules.options"), ""]
         for spec in game.options:
             allowed = " / ".join(option_value(value) for value in spec.allowed_values)
             default = option_value(spec.default_value)
             lines.append(
-                f"- **{option_label(spec.name)}** ({allowed}; default {default}): "
-                f"{spec.description}"
+                t(
+                    "rules.option",
+                    label=option_label(spec.name),
+                    allowed=allowed,
+                    default=default,
+                    description=spec.description,
+                )
             )
-    if game.rules_text:
+    if game.rules_text:  # the server's, in the language this client asked for
         lines += ["", "---", "", game.rules_text]
     return "\n".join(lines)
 
@@ -68,7 +84,8 @@ class LobbyScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.games: list[catalogue_pb2.GameInfo] = []
-        self.full_rules: dict[str, catalogue_pb2.GameInfo] = {}
+        #: (game, language) -> the game with its rules, as the server sent them
+        self.full_rules: dict[tuple[str, str], catalogue_pb2.GameInfo] = {}
         self.open_tables: list[lobby_pb2.Table] = []
         self.my_seats: list[SavedSeat] = []
 
@@ -79,8 +96,13 @@ class LobbyScreen(Screen[None]):
             yield Input(value=default_name(), id="lobby-name", compact=True)
         with Horizontal(id="lobby-games"):
             yield OptionList(id="games", classes="panel")
-            with VerticalScroll(id="rules", classes="panel"):
-                yield Markdown("Loading the catalogue…", id="rules-text")
+            # one Markdown per game and language, made once: moving the cursor back
+            # to a game shows its rules at once (a Markdown takes ~1 s to build)
+            with (
+                VerticalScroll(id="rules", classes="panel"),
+                ContentSwitcher(id="rules-switch", initial="rules-text"),
+            ):
+                yield Markdown(t("rules.loading"), id="rules-text")
         with Horizontal(id="lobby-tables"):
             with Vertical(classes="panel", id="open-panel"):
                 yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
@@ -95,7 +117,7 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#games").border_title = "Games (h: host)"
-        self.query_one("#rules").border_title = "Rules"
+        self.query_one("#rules").border_title = t("rules.title")
         self.query_one("#open-panel").border_title = "Open tables (j)"
         self.query_one("#mine-panel").border_title = "Your seats (r)"
         self.query_one("#tables", DataTable).add_columns("table", "game", "seats", "id")
@@ -147,14 +169,39 @@ class LobbyScreen(Screen[None]):
 
     @work(exclusive=True, group="rules")
     async def show_rules(self, game: str) -> None:
-        if game not in self.full_rules:
-            try:
-                self.full_rules[game] = await session(self).client.get_game(game)
-            except ParlourError as error:
-                self.say(error.message, "red")
-                return
-        await self.query_one("#rules-text", Markdown).update(rules_markdown(self.full_rules[game]))
+        key = (game, language())
+        switch = self.query_one("#rules-switch", ContentSwitcher)
+        shown = f"rules-{game}-{key[1]}"
+        if not switch.query(f"#{shown}"):
+            # the cursor may be moving on: build a game's rules only where it rests
+            await asyncio.sleep(0.15)
+            if key not in self.full_rules:
+                try:
+                    self.full_rules[key] = await session(self).client.get_game(game)
+                except ParlourError as error:
+                    self.say(error.message, "red")
+                    return
+            if not switch.query(f"#{shown}"):
+                await switch.mount(Markdown(rules_markdown(self.full_rules[key]), id=shown))
+        try:
+            switch.current = shown
+        except NoMatches:  # the lobby was covered (a seat opened) before it was mounted
+            return
         self.query_one("#rules", VerticalScroll).scroll_home(animate=False)
+
+    def rules_shown(self) -> Markdown:
+        """The rules on screen now."""
+        switch = self.query_one("#rules-switch", ContentSwitcher)
+        return switch.query_one(f"#{switch.current}", Markdown)
+
+    def say_again(self) -> None:
+        """After a language switch: the rules of the game under the cursor, in it."""
+        self.query_one("#rules").border_title = t("rules.title")
+        games = self.query_one("#games", OptionList)
+        if games.highlighted is not None:
+            option = games.get_option_at_index(games.highlighted)
+            if option.id is not None:
+                self.show_rules(option.id)
 
     def say(self, message: str, style: str = "") -> None:
         self.query_one("#lobby-message", Static).update(Text(message, style=style))
@@ -269,7 +316,6 @@ class LobbyScreen(Screen[None]):
 
 
 def default_name() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "player"
+    """The name offered until the player types theirs: "Player" (pl "Gracz"), never the
+    login name (a stranger at the table should not learn it)."""
+    return t("name.default")

@@ -34,16 +34,19 @@ class Session:
         address: str,
         state_dir: Path | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        language: str = "en",
     ) -> Session:
+        """The clients ask for the server's words in ``language`` (labels, events)."""
         signed_in = SessionMetadata()
         return cls(
             address,
-            ParlourClient(address, credentials=credentials, session=signed_in),
+            ParlourClient(address, credentials=credentials, session=signed_in, language=language),
             ParlourClient(
                 address,
                 retry=RetryPolicy(attempts=1),
                 credentials=credentials,
                 session=signed_in,
+                language=language,
             ),
             SeatBook(state_dir),
             signed_in,

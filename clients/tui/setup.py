@@ -19,6 +19,8 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 from parlour.v1 import catalogue_pb2
 from parlour.words import option_label, option_value
 
+from .speech import t
+
 PERSON = "person"
 
 
@@ -110,7 +112,7 @@ class SetupScreen(Screen[TableSetup | None]):
                 choices, value=preferred, allow_blank=False, id=f"seat-{seat}", compact=True
             )
         return Horizontal(
-            Label(f"Seat {seat}", classes="field-label"),
+            Label(t("setup.seat", number=seat + 1), classes="field-label"),  # as the table does
             control,
             classes="field seat-row",
             id=f"seat-row-{seat}",

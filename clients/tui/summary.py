@@ -167,7 +167,26 @@ def _kaiser(view: play_pb2.View, k: play_pb2.KaiserHandResult) -> list[str]:
             f"{side_name(view, team)}: {_at(k.points_taken, team)} points in tricks, "
             f"{_signed(_at(k.score_change, team))} to the score"
         )
+    # who took the two cards that count apart from the tricks
+    if k.HasField("five_of_hearts_seat"):
+        seat = k.five_of_hearts_seat
+        lines.append(f"{player_name(view, seat)} took the 5♥ (+5 for {side_name(view, seat % 2)})")
+    if k.HasField("three_of_spades_seat"):
+        seat = k.three_of_spades_seat
+        lines.append(f"{player_name(view, seat)} took the 3♠ (-3 for {side_name(view, seat % 2)})")
+    lines.append(_us_and_them(view))
     return lines
+
+
+def _us_and_them(view: play_pb2.View) -> str:
+    """The two sides' game totals, the viewer's side first as "us" when it is seated."""
+    totals = [0, 0]
+    for seat, score in enumerate(view.scores or [p.score for p in view.players]):
+        totals[seat % 2] = score  # partners share their side's total
+    if view.HasField("seat"):
+        ours = view.seat % 2
+        return f"Game: us {totals[ours]}, them {totals[1 - ours]}"
+    return f"Game: {side_name(view, 0)} {totals[0]}, {side_name(view, 1)} {totals[1]}"
 
 
 def _hearts(
@@ -181,6 +200,8 @@ def _hearts(
         cells.append(("took", [str(_at(h.points_taken, s)) for s in range(view.seat_count)]))
         shooter = player_name(view, h.moon_shooter)
         lines.append(f"{shooter} shot the moon: 0 for them, 26 for everyone else")
+    if h.HasField("queen_of_spades_seat"):
+        lines.append(f"{player_name(view, h.queen_of_spades_seat)} took the Q♠ (13 points)")
     trick = h.last_trick
     if trick.plays:
         cards = " ".join(card_name(play.card) for play in trick.plays)

@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static
 
 from parlour.client import ParlourError
 from parlour.v1 import common_pb2, play_pb2
-from parlour.words import card_name, cards_text, say
+from parlour.words import card_name, cards_text, phrase, say
 
 from . import render
 from .cards import action_text, card_text
@@ -39,6 +39,7 @@ from .moves import (
 )
 from .saved import SavedSeat
 from .session import session
+from .speech import t, why_not
 from .summary import HandSummaryScreen, hand_result
 
 #: Status codes that mean the connection dropped, not that the server said no.
@@ -104,7 +105,7 @@ class TableScreen(Screen[None]):
         self.menu_index = 0
         self.typed = ""
         self.message = Text("")
-        self.connection = Text("connecting…", style="yellow")
+        self.connection = Text(t("connecting"), style="yellow")
         self.connection_lost = False
         self.over_shown = False
         self.sending = False  # a move is on its way to the server
@@ -130,11 +131,18 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick_clocks)
-        self.query_one("#seats").border_title = "Seats"
-        self.query_one("#facts").border_title = "Table"
-        self.query_one("#scores").border_title = "Scores by hand"
-        self.query_one("#log").border_title = "What happened"
-        self.query_one("#hand").border_title = "Your hand"
+        self.title_panels()
+
+    def title_panels(self) -> None:
+        """The panels' titles in the client's language."""
+        for panel, key in (
+            ("#seats", "panel.seats"),
+            ("#facts", "panel.table"),
+            ("#scores", "panel.scores"),
+            ("#log", "panel.log"),
+            ("#hand", "panel.hand"),
+        ):
+            self.query_one(panel).border_title = t(key)
         self._fit_to_size()
         self.refresh_all()
         self.follow()
@@ -222,22 +230,34 @@ class TableScreen(Screen[None]):
     def seat_name_of(self, seat: int) -> str:
         return render.seat_name(self.view, seat) if self.view is not None else f"Seat {seat + 1}"
 
+    def player_name_of(self, seat: int) -> str:
+        """A seat by its player's name, this client's own too (the subject of a sentence)."""
+        if self.view is None:
+            return phrase("seat.name", None, number=seat + 1)
+        return render.player_name(self.view, seat)
+
     def _note(self, event: play_pb2.PublicEvent, view: play_pb2.View) -> None:
         """Log one event in words; another seat's secret pass is told once, when all are in."""
         mine = view.HasField("seat") and event.seat == view.seat
         if event.action.kind == common_pb2.ACTION_KIND_GIVE and not mine:
             return
-        self.told.append((event.version, say(event.text, partial(render.seat_name, view))))
+        # the server's words for it, in this client's language, seats by name
+        said = say(event.words or event.text, partial(render.player_name, view))
+        self.told.append((event.version, said))
 
     def _after(self, before: play_pb2.View, update: play_pb2.WatchResponse) -> None:
         """What changed between two views: a trick taken, the passes made, a hand ended."""
         view = update.view
         if before.phase == "pass" and view.phase != "pass":
-            self.told.append((update.version, f"the cards were passed {before.pass_direction}"))
+            passed = t("cards_passed", direction=before.pass_direction)
+            self.told.append((update.version, passed))
         trick = view.last_trick
         if view.HasField("last_trick") and trick.plays and trick != before.last_trick:
             cards = cards_text([play.card for play in trick.plays])
-            line = f"{render.seat_name(view, trick.winner)} took the trick ({cards})"
+            if view.HasField("seat") and trick.winner == view.seat:
+                line = t("you_took_trick", cards=cards)
+            else:
+                line = t("took_trick", name=render.player_name(view, trick.winner), cards=cards)
             self.told.append((update.version, line))
             self._hold(trick)
         result = hand_result(before, view)
@@ -253,7 +273,7 @@ class TableScreen(Screen[None]):
                         last.plays.add(seat=event.seat, card=event.action.card)
             if last.plays:
                 self._hold(last)
-            self.told.append((update.version, f"hand {result.hand} is over"))
+            self.told.append((update.version, t("hand_over", number=result.hand)))
             if not view.is_over:  # the game-over screen shows the final hand itself
                 me = view.seat if view.HasField("seat") else None
                 first_new = min((event.version for event in update.events), default=update.version)
@@ -342,9 +362,8 @@ class TableScreen(Screen[None]):
         if view is not None:
             game = view.game.replace("crazy8s", "Crazy 8s").capitalize()
             status.append(f" {game} ", style="bold reverse")
-            status.append(
-                f" hand {view.hand_number}, {render.PHASES.get(view.phase, view.phase)}. "
-            )
+            phase = render.phase_words(view.phase)
+            status.append(t("status.hand", number=view.hand_number, phase=phase))
             status.append_text(render.whose_turn(view))
         self.query_one("#status", Static).update(status)
         self.query_one("#connection", Static).update(self.connection)
@@ -354,7 +373,7 @@ class TableScreen(Screen[None]):
         self.query_one("#seats", Static).update(render.seats_table(view))
         facts = render.table_facts(view)
         table_id = self.seat.table_id  # export, replay and fork all need it
-        facts.append(f"\nTable {table_id}", style="bold #9090c0")
+        facts.append("\n" + t("table_id", table_id=table_id), style="bold #9090c0")
         facts.append(f"\n  parlour export {table_id}\n  parlour replay {table_id}", style="dim")
         self.query_one("#facts", Static).update(facts)
         self.query_one("#trick", Static).update(self._trick_text(view))
@@ -381,7 +400,7 @@ class TableScreen(Screen[None]):
             )
         if hand is None:
             hand = render.hand_line(cards, playable, self.cursor, my_turn=choosing_card)
-        hand_panel.update(hand if cards else Text("(no cards)", "dim"))
+        hand_panel.update(hand if cards else Text(t("no_cards"), "dim"))
         self.query_one("#actions", Static).update(self._actions_text(view, my_turn))
 
     def _trick_text(self, view: play_pb2.View) -> Text:
@@ -393,10 +412,10 @@ class TableScreen(Screen[None]):
         if view.HasField("current_trick"):
             return render.trick_lines(view, view.current_trick, "Trick")
         if view.top_card:
-            return Text("Discard pile: ").append_text(card_text(view.top_card))
+            return Text(t("discard_pile")).append_text(card_text(view.top_card))
         if view.HasField("last_trick"):
             return render.trick_lines(view, view.last_trick, "Last trick")
-        return Text("No trick yet.", style="dim")
+        return Text(t("no_trick"), style="dim")
 
     def _menu(self) -> list[common_pb2.LegalAction]:
         return other_actions(self.view.legal_actions) if self.view is not None else []
@@ -405,8 +424,8 @@ class TableScreen(Screen[None]):
         text = Text()
         if view.phase == "lobby":
             if self.seat.host_token:
-                return Text("Enter: start the game once every seat is taken.", style="yellow")
-            return Text("Waiting for the host to start the game.", style="yellow")
+                return Text(t("start_hint"), style="yellow")
+            return Text(t("wait_host"), style="yellow")
         menu = self._menu()
         for index, entry in enumerate(menu):
             if index:
@@ -421,13 +440,13 @@ class TableScreen(Screen[None]):
         if passing:
             text.append_text(self._pass_tray(view))
             if len(self.to_pass) + len(view.passed_cards) < PASS_COUNT:
-                hints.append("←→ card, Enter pick it to pass")
+                hints.append(t("hint.pick"))
             else:
                 hints.append("Enter pass these cards")
             if self.to_pass:
                 hints.append("Backspace take the last one back")
         elif my_turn and playable:
-            hints.append("←→ card, Enter play")
+            hints.append(t("hint.play"))
         if menu and not playable:
             hints.append("↑↓ choose, Enter")
         kinds = {entry.action.kind for entry in menu}
@@ -441,7 +460,7 @@ class TableScreen(Screen[None]):
 
     def _pass_tray(self, view: play_pb2.View) -> Text:
         """The cards picked to pass, apart from the hand: "To pass left: 3♣ Q♠ _"."""
-        tray = Text(f"To pass {view.pass_direction}: ", style="bold")
+        tray = Text(t("to_pass", direction=view.pass_direction), style="bold")
         chosen = [*view.passed_cards, *self.to_pass]
         for index in range(PASS_COUNT):
             if index:
@@ -530,7 +549,7 @@ class TableScreen(Screen[None]):
             self.to_pass.append(card)
             self.cursor = min(self.cursor, max(len(self._hand()) - 1, 0))
         else:
-            self.show_message(Text(f"{card_name(card)} cannot be passed.", style="yellow"))
+            self.show_message(Text(t("cannot_pass_card", card=card_name(card)), style="yellow"))
         self.refresh_all()
 
     def play_card(self, card: str) -> None:
@@ -552,7 +571,7 @@ class TableScreen(Screen[None]):
     def action_last_trick(self) -> None:
         view = self.view
         if view is None or not view.HasField("last_trick"):
-            self.show_message(Text("No trick has been completed this hand.", style="dim"))
+            self.show_message(Text(t("no_last_trick"), style="dim"))
             return
         self.app.push_screen(
             InfoScreen("Last trick", render.trick_lines(view, view.last_trick, "Last trick"))
@@ -622,20 +641,34 @@ class TableScreen(Screen[None]):
             self.show_view(version, view)
 
     def show_refusal(self, error: ParlourError) -> None:
+        # one line of "why not", from the refusal's reason in the player's language
+        message = why_not(error, self.player_name_of)
         if error.code == grpc.StatusCode.ABORTED:
-            prefix = "The table moved on; look again. "
+            line = t("moved_on", why=message)
         elif error.code in DROPPED:
-            prefix = "Not sent (no connection): "
+            line = t("not_sent", why=error.message)
         else:
-            prefix = "Refused: "
-        message = say(error.message, self.seat_name_of)  # cards and seats in words
-        self.show_message(Text(prefix + message, style="bold red"))
-        self.notify(message, title="Refused", severity="error")
+            line = t("refused", why=message)
+        self.show_message(Text(line, style="bold red"))
+        self.notify(message, title=t("refused.title"), severity="error")
+
+    @work(exclusive=True, group="words")
+    async def say_again(self) -> None:
+        """After a language switch: this screen's words, and the view again for the
+        server's (its labels in the new language)."""
+        self.refresh_all()
+        client = session(self).client
+        try:
+            seen = await client.get_view(self.seat.table_id, self.seat.seat, self.seat.token)
+        except ParlourError as error:
+            self.show_refusal(error)
+            return
+        self.show_view(seen.version, seen.view)
 
     @work(exclusive=True, group="act")
     async def start_game(self) -> None:
         if not self.seat.host_token:
-            self.show_message(Text("Only the host can start the game.", style="yellow"))
+            self.show_message(Text(t("only_host"), style="yellow"))
             return
         try:
             await session(self).client.start_table(self.seat.table_id, self.seat.host_token)

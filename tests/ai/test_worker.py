@@ -331,3 +331,17 @@ def test_a_decision_process_ends_when_its_worker_is_killed_outright() -> None:
         time.sleep(0.1)
     os.kill(child, signal.SIGKILL)
     raise AssertionError("the decision process outlived its killed worker")
+
+
+def test_a_bot_paces_its_moves_less_the_thinking_and_draws_quicker() -> None:
+    from parlour.ai.worker import DRAW_PACE, pause_seconds
+    from parlour.v1 import bots_pb2, common_pb2
+
+    claim = bots_pb2.ClaimTurnResponse()
+    claim.view.legal_actions.add(id=1, action=common_pb2.Action(kind=common_pb2.ACTION_KIND_PLAY))
+    claim.view.legal_actions.add(id=2, action=common_pb2.Action(kind=common_pb2.ACTION_KIND_DRAW))
+    assert pause_seconds(claim, 1, 0.8, 0.0) == 0.8
+    assert pause_seconds(claim, 1, 0.8, 0.3) == 0.8 - 0.3  # the decision's time counts
+    assert pause_seconds(claim, 1, 0.8, 2.0) == 0.0
+    assert pause_seconds(claim, 2, 0.8, 0.0) == 0.8 * DRAW_PACE  # a draw: still seen, shorter
+    assert pause_seconds(claim, 1, 0.0, 0.0) == 0.0

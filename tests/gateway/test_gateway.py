@@ -198,3 +198,44 @@ async def test_the_browser_page_is_served(gateway: str) -> None:
     # ES modules load only when served as JavaScript
     assert script.headers["content-type"].startswith("text/javascript")
     assert script.status_code == 200 and "PlayService/Act" in script.text
+
+
+async def test_a_refusal_carries_its_reason_and_words_follow_accept_language(
+    gateway: str,
+) -> None:
+    table_id, token0, token1 = await host_heads_up_crazy8s(gateway)
+    tokens = {0: token0, 1: token1}
+    polish = {}
+    for seat, token in tokens.items():
+        response = await post(
+            gateway,
+            "PlayService/GetView",
+            {"tableId": table_id, "seat": seat},
+            **{"X-Parlour-Seat-Token": token, "Accept-Language": "pl-PL,pl;q=0.9"},
+        )
+        polish[seat] = response.json()["view"]
+    seat = polish[0]["toAct"][0]
+    labels = [legal["label"] for legal in polish[seat]["legalActions"]]
+    assert labels and all(label.startswith(("zagraj ", "dobierz")) for label in labels), labels
+    card_not_held = sorted(polish[seat]["hand"])[0]  # the other seat does not hold it
+    refused = await post(
+        gateway,
+        "PlayService/Act",
+        {
+            "tableId": table_id,
+            "seat": 1 - seat,
+            "requestId": str(uuid.uuid4()),
+            "action": {"text": f"play {card_not_held}"},
+        },
+        **{"X-Parlour-Seat-Token": tokens[1 - seat]},
+    )
+    body = refused.json()
+    assert body["reason"] in ("CARD_NOT_IN_HAND", "NOT_YOUR_TURN"), body
+    assert body["args"]["seat"] == str(1 - seat)
+    wrong = await post(
+        gateway,
+        "PlayService/GetView",
+        {"tableId": table_id, "seat": 0},
+        **{"X-Parlour-Seat-Token": "not-the-token"},
+    )
+    assert wrong.json()["reason"] == "WRONG_TOKEN" and wrong.json()["args"] == {}

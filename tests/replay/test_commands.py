@@ -58,7 +58,7 @@ def test_stepping_without_a_terminal_just_carries_on(
         write_log(service_logs["hearts"], out)
     stepped = parlour("replay", "--file", str(path), "--step", "--seat", "2", stdin="")
     assert stepped.returncode == 0, stepped.stderr
-    assert "(replayed as seat 3 saw it)" in stepped.stdout
+    assert "(replayed as seat 2 saw it)" in stepped.stdout  # --seat counts from 1
     assert "Game over." in stepped.stdout
     assert re.search(r"\n  \S[^\n]* chooses a card to pass", stepped.stdout)
     assert re.search(r"\(you\) chooses (10|[2-9JQKA])[♣♦♥♠] to pass", stepped.stdout)
@@ -69,6 +69,34 @@ def test_a_seat_the_table_does_not_have_is_refused() -> None:
     refused = parlour("replay", "--file", str(path), "--seat", "7")
     assert refused.returncode != 0
     assert "not 7" in refused.stderr
+
+
+def test_seats_count_from_one_and_zero_is_refused() -> None:
+    path = Path(__file__).parent / "data" / "wizard_v1_deals.jsonl"
+    first = parlour("replay", "--file", str(path), "--seat", "1")
+    assert first.returncode == 0 and "(replayed as seat 1 saw it)" in first.stdout
+    zero = parlour("replay", "--file", str(path), "--seat", "0")
+    assert zero.returncode == 2 and "counts from 1" in zero.stderr
+    assert "Traceback" not in zero.stderr
+    assert "seats count from 1" in " ".join(parlour("replay", "--help").stdout.split())
+
+
+def test_outside_the_project_folder_export_and_replay_say_there_is_no_database(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PARLOUR_DATABASE_URL"}
+    for command in (["export", "t1"], ["replay", "t1"]):
+        ran = subprocess.run(
+            [*PARLOUR, *command], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env
+        )
+        assert ran.returncode == 1, ran.stderr
+        lines = ran.stderr.strip().splitlines()
+        assert len(lines) == 1 and "no database at" in lines[0] and "--database-url" in lines[0]
+    assert list(tmp_path.iterdir()) == []  # no empty parlour.sqlite3 left behind
+    (tmp_path / "other.sqlite3").touch()  # a file, but not a Parlour database
+    ran = parlour("export", "t1", "--database-url", f"sqlite:///{tmp_path / 'other.sqlite3'}")
+    assert ran.returncode == 1 and "holds no Parlour tables" in ran.stderr
+    assert "Traceback" not in ran.stderr
 
 
 def test_export_of_an_unknown_table_says_so(sqlite_store: EventStore) -> None:

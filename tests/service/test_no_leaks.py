@@ -275,7 +275,7 @@ class FakeContext:
     def invocation_metadata(self) -> Any:
         return self.metadata
 
-    async def abort(self, code: grpc.StatusCode, message: str) -> None:
+    async def abort(self, code: grpc.StatusCode, message: str, trailing_metadata: Any = ()) -> None:
         raise Refused(code, message)
 
     def time_remaining(self) -> float | None:

@@ -1,7 +1,7 @@
 """CatalogueService.GetGame in the caller's language: a call whose
 ``accept-language`` metadata asks for Polish gets the Polish rules where a
-translation ships beside the English document (Hearts: ``hearts.pl.md``, the
-original); any other language, or none, gets the English text."""
+text ships (Hearts: ``hearts.pl.md``, the original; the others the phrasebook's
+translations); any other language, or none, gets the English text."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from parlour.engine.registry import get_game
 from parlour.service.bootstrap import Settings, assemble
+from parlour.service.grpc.convert import rules_in
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store
 from parlour.v1 import catalogue_pb2, catalogue_pb2_grpc
@@ -43,7 +44,7 @@ async def rules(stub: catalogue_pb2_grpc.CatalogueServiceStub, game: str, langua
 async def test_hearts_in_polish_is_the_polish_original(
     catalogue: catalogue_pb2_grpc.CatalogueServiceStub,
 ) -> None:
-    polish = get_game("hearts").rules_text_in("pl")
+    polish = rules_in(get_game("hearts"), "pl")
     assert polish is not None and polish.startswith("Kierki")
     assert await rules(catalogue, "hearts", "pl-PL,pl;q=0.9,en;q=0.5") == polish
     assert await rules(catalogue, "hearts", "PL") == polish
@@ -54,9 +55,11 @@ async def test_hearts_in_polish_is_the_polish_original(
     assert await rules(catalogue, "hearts", "") == english
 
 
-async def test_a_game_without_a_translation_answers_english(
+async def test_a_language_without_a_text_answers_english(
     catalogue: catalogue_pb2_grpc.CatalogueServiceStub,
 ) -> None:
-    assert get_game("kaiser").rules_text_in("pl") is None
-    assert await rules(catalogue, "kaiser", "pl") == get_game("kaiser").rules_text
-    assert get_game("hearts").rules_text_in("../hearts") is None  # not a path
+    english = get_game("kaiser").rules_text
+    assert await rules(catalogue, "kaiser", "de") == english
+    assert await rules(catalogue, "kaiser", "../hearts") == english  # not a path
+    polish = rules_in(get_game("kaiser"), "pl")  # the phrasebook's translation
+    assert polish is not None and await rules(catalogue, "kaiser", "pl") == polish

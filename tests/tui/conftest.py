@@ -100,7 +100,7 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
 @pytest.fixture
 def make_app(service: Service, tmp_path: Path) -> Callable[[], ParlourApp]:
     """A fresh app for the service, keeping its seats in the test's own state directory."""
-    return lambda: ParlourApp(service.address, state_dir=tmp_path / "state")
+    return lambda: ParlourApp(service.address, state_dir=tmp_path / "state", language="en")
 
 
 async def wait_until(

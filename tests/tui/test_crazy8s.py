@@ -9,8 +9,8 @@ from parlour.client import ParlourError
 from parlour.tui.app import ParlourApp
 from parlour.tui.dialogs import NameSuitScreen
 from parlour.tui.moves import playable_cards
+from parlour.tui.speech import why_not
 from parlour.v1 import common_pb2
-from parlour.words import say
 from tests.tui.conftest import Service, shoot, wait_until
 from tests.tui.helpers import fill_seats, host_through_the_lobby, next_turn, press_and_wait
 from tests.tui.players import others_playing
@@ -102,9 +102,11 @@ async def test_a_refused_card_shows_the_servers_message(
                 expected_version=version,
             )
         except ParlourError as refusal:
-            # the same refusal, said with cards and seats in words
-            said = say(refusal.message, table.seat_name_of)
+            # the same refusal, said from its reason with cards and seats in words
+            assert refusal.reason == "MUST_MATCH_SUIT_OR_RANK"
+            said = why_not(refusal, table.player_name_of)
             assert table.message.plain == f"Refused: {said}"
+            assert refusal.reason_args["card"] == dimmed[0]
             assert not re.search(r"\b[2-9TJQKA][CDHS]\b", said), said
             assert dimmed[0] in refusal.message
         else:

@@ -105,11 +105,15 @@ def test_a_kaiser_set_contract_names_the_bidder_the_trump_and_each_sides_change(
     k.bidder, k.bidding_team, k.bid, k.trump, k.made = 1, 1, 10, common_pb2.SUIT_CLUBS, False
     k.points_taken[:] = [10, 0]
     k.score_change[:] = [10, -10]
+    k.five_of_hearts_seat, k.three_of_spades_seat = 0, 2  # who took the cards that count
     result = describe_hand(view, last)
     assert result.lines == (
         "Bo bid 10 with clubs trump: set, Bo and Dee took only 0 points",
         "Ada and Cy: 10 points in tricks, +10 to the score",
         "Bo and Dee: 0 points in tricks, -10 to the score",
+        "Ada took the 5♥ (+5 for Ada and Cy)",
+        "Cy took the 3♠ (-3 for Ada and Cy)",
+        "Game: us 20, them -55",
     )
     view.is_over = True
     view.winners[:] = [0, 2]

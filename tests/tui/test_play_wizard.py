@@ -130,9 +130,7 @@ async def test_a_bid_out_of_range_is_refused_with_the_servers_message(
         version = table.shown_version
         await pilot.press("9")  # round 1: the server lists bids 0 and 1 only
         await press_and_wait(pilot, table, "enter")
-        assert table.message.plain == (
-            "Refused: bid range: you may bid 0 to 1 tricks in round 1, not 9"
-        )
+        assert table.message.plain == ("Refused: You may bid from 0 to 1, not 9.")
         assert table.shown_version == version
         await shoot(pilot, "wizard-refused-bid")
         assert isinstance(app.screen, TableScreen)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual.app import App
-from textual.widgets import DataTable, Markdown, Select, Switch
+from textual.widgets import DataTable, Select, Switch
 
 from parlour.cli import build_parser
 from parlour.tui.app import ParlourApp
@@ -115,8 +115,8 @@ async def test_the_lobby_shows_each_game_with_its_seat_range_and_rules(
         assert any("Crazy 8s" in g and "2–6 seats" in g for g in games)
         rules = await service.client.get_game("wizard")
         first_rule_line = next(line for line in rules.rules_text.splitlines() if line.strip())
-        markdown = lobby.query_one("#rules-text", Markdown)
-        await wait_until(pilot, lambda: first_rule_line.strip("# ") in markdown.source)
+        await wait_until(pilot, lambda: first_rule_line.strip("# ") in lobby.rules_shown().source)
+        markdown = lobby.rules_shown()
         # how the game ends, from the catalogue; options by their labels, not schema names
         ends = rules.end_rule.text
         assert f"**How it ends:** {ends[:1].upper()}{ends[1:]}." in markdown.source

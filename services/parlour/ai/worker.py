@@ -42,7 +42,7 @@ from parlour.ai.common import NamedStrategy, Strategy, choose_randomly
 from parlour.ai.registry import strategy_for
 from parlour.client import ParlourClient, ParlourError, RetryPolicy, new_request_id
 from parlour.contract.view import view_from_proto
-from parlour.v1 import bots_pb2
+from parlour.v1 import bots_pb2, common_pb2
 
 log = logging.getLogger("parlour.worker")
 
@@ -104,6 +104,28 @@ class Tally:
     def rate(self) -> float:
         """Turns played per second since the start."""
         return self.played / max(time.monotonic() - self.started, 1e-9)
+
+
+#: a draw is paced at this share of the pause: Crazy 8s draws come in runs (a seat
+#: draws until a card plays), and a whole pause for each made a three-player round
+#: against bots last more than 13 minutes
+DRAW_PACE = 0.25
+
+
+def pause_seconds(
+    claim: bots_pb2.ClaimTurnResponse, legal_action_id: int, think_seconds: float, thought: float
+) -> float:
+    """How long a bot waits before sending its move, so people can follow it: the
+    table's pace (``think_seconds``) less the time the decision already took, a
+    quarter of it for a draw."""
+    if think_seconds <= 0:
+        return 0.0
+    pace = think_seconds
+    legal = claim.view.legal_actions
+    listed = 0 < legal_action_id <= len(legal)
+    if listed and legal[legal_action_id - 1].action.kind == common_pb2.ACTION_KIND_DRAW:
+        pace = think_seconds * DRAW_PACE
+    return max(0.0, pace - thought)
 
 
 @dataclass(frozen=True)
@@ -293,8 +315,9 @@ class Worker:
         began = time.perf_counter()
         choice = await self._decide(claim)
         thought = time.perf_counter() - began
-        if self.config.think_seconds:
-            await asyncio.sleep(self.config.think_seconds)
+        pause = pause_seconds(claim, choice.legal_action_id, self.config.think_seconds, thought)
+        if pause:
+            await asyncio.sleep(pause)
         try:
             await client.act(
                 claim.table_id,

@@ -39,10 +39,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a seat token for --table (from `parlour fork`, or a seat taken on another device)",
     )
     parser.add_argument(
+        "--lang",
+        choices=("en", "pl"),
+        default=None,
+        help="the client's language: en (English) or pl (polski) (default: from the "
+        "system's locale, LC_ALL / LC_MESSAGES / LANG; F2 switches it while playing)",
+    )
+    parser.add_argument(
         "--seat",
         type=int,
         metavar="N",
-        help="the seat the token is for (default: found by asking the server)",
+        help="the seat the token is for, counting from 1 as at the table (default: found "
+        "by asking the server)",
     )
 
 
@@ -59,11 +67,15 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.token) != bool(args.table):
         print("parlour play: --table and --token go together", flush=True)
         return 2
+    if args.seat is not None and args.seat < 1:
+        print(f"parlour play: --seat counts from 1, as at the table, not {args.seat}", flush=True)
+        return 2
     if args.table:
+        number = None if args.seat is None else args.seat - 1  # the contract counts from 0
         try:
-            seat = open_seat(args.server, args.table, args.token, args.seat, credentials)
+            seat = open_seat(args.server, args.table, args.token, number, credentials)
         except OpenFailed as failed:
             print(f"parlour play: {failed}", flush=True)
             return 2
-    ParlourApp(args.server, credentials=credentials, open_seat=seat).run()
+    ParlourApp(args.server, credentials=credentials, open_seat=seat, language=args.lang).run()
     return 0

@@ -37,7 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     database_url_argument(parser)
     parser.add_argument(
-        "--seat", type=int, metavar="N", help="show only what seat N could see at the time"
+        "--seat",
+        type=int,
+        metavar="N",
+        help="show only what seat N could see at the time; seats count from 1, as at "
+        "the table (--seat 1 is the first seat)",
     )
     parser.add_argument(
         "--step", action="store_true", help="wait for Enter after each event (on a terminal)"
@@ -65,13 +69,21 @@ def _replay(args: argparse.Namespace) -> int:
     if args.json_summary and args.seat is not None:
         print("parlour replay: --json-summary is for the whole table", file=sys.stderr)
         return 2
+    if args.seat is not None and args.seat < 1:
+        print(
+            f"parlour replay: --seat counts from 1, as at the table (1 is the first seat), "
+            f"not {args.seat}",
+            file=sys.stderr,
+        )
+        return 2
+    seat = None if args.seat is None else args.seat - 1  # the log counts seats from 0
     failed = False
     for source, events in _logs(args):
         try:
             if args.json_summary:
                 print(json.dumps({"source": source, **summarize(events)}), flush=True)
             else:
-                _tell(events, args.seat, args.step)
+                _tell(events, seat, args.step)
         except ReplayError as error:
             failed = True
             if args.json_summary:
@@ -91,8 +103,8 @@ def _logs(args: argparse.Namespace) -> list[tuple[str, list[StoredEvent]]]:
             raise SystemExit(f"parlour replay: {error}") from None
     try:
         return [(args.table_id, asyncio.run(read_log(args.database_url, args.table_id)))]
-    except LookupError:
-        raise SystemExit(f"parlour replay: no table {args.table_id!r}") from None
+    except LookupError as missing:  # no such table, or no database at all
+        raise SystemExit(f"parlour replay: {missing.args[0]}") from None
 
 
 class _Stop(Exception):
@@ -106,7 +118,7 @@ def _tell(events: Sequence[StoredEvent], seat: int | None, step: bool) -> None:
     for replayed in replay(events, deals=deals):
         seats = int(replayed.setup.get("seats", 0))
         if seat is not None and seats and not 0 <= seat < seats:
-            raise SystemExit(f"parlour replay: the table has seats 0 to {seats - 1}, not {seat}")
+            raise SystemExit(f"parlour replay: the table has seats 1 to {seats}, not {seat + 1}")
         for line in narrator.lines(replayed):
             print(line)
         sys.stdout.flush()

@@ -13,6 +13,7 @@ from parlour.engine.actions import Action, ActionKind
 from parlour.engine.cards import Card
 from parlour.engine.errors import MalformedAction
 from parlour.v1 import common_pb2, play_pb2
+from parlour.words import current as current_language
 
 KIND_TO_PROTO: dict[ActionKind | None, common_pb2.ActionKind.ValueType] = by_name(
     ActionKind, common_pb2.ActionKind, "ACTION_KIND_"
@@ -61,18 +62,20 @@ def action_from_proto(message: common_pb2.Action) -> Action:
 
 
 # A view lists the same few actions move after move and is converted twice a
-# move (GetView and Act), so each legal action's message and label are made once.
-_LEGAL: dict[Action, tuple[common_pb2.Action, str]] = {}
+# move (GetView and Act), so each legal action's message and label are made once
+# per language (the label is said in the call's language, parlour.words.LANGUAGE).
+_LEGAL: dict[tuple[Action, str], tuple[common_pb2.Action, str]] = {}
 _LEGAL_KEPT = 4096
 
 
 def legal_entry(value: Action) -> tuple[common_pb2.Action, str]:
     """The action's message and menu label (cached: copy the message, never change it)."""
-    made = _LEGAL.get(value)
+    key = (value, current_language())
+    made = _LEGAL.get(key)
     if made is None:
         if len(_LEGAL) >= _LEGAL_KEPT:
             _LEGAL.clear()
-        made = _LEGAL[value] = (action_to_proto(value), action_words(value))
+        made = _LEGAL[key] = (action_to_proto(value), action_words(value))
     return made
 
 

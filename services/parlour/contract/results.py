@@ -118,6 +118,8 @@ def fill_hand_result(message: play_pb2.HandResult, result: HandResult) -> None:
                 made=detail.made,
                 points_taken=detail.points_taken,
                 score_change=detail.score_change,
+                five_of_hearts_seat=detail.five_of_hearts_seat,
+                three_of_spades_seat=detail.three_of_spades_seat,
             )
         )
     elif isinstance(detail, HeartsHandResult):
@@ -128,6 +130,8 @@ def fill_hand_result(message: play_pb2.HandResult, result: HandResult) -> None:
         hearts.pass_direction = detail.pass_direction
         fill_trick(hearts.last_trick, detail.last_trick)
         hearts.tie_plays_on = detail.tie_plays_on
+        if detail.queen_of_spades_seat is not None:
+            hearts.queen_of_spades_seat = detail.queen_of_spades_seat
 
 
 def _detail_from_proto(message: play_pb2.HandResult) -> GameHandResult:
@@ -152,6 +156,12 @@ def _detail_from_proto(message: play_pb2.HandResult) -> GameHandResult:
             made=kaiser.made,
             points_taken=(taken[0], taken[1]),
             score_change=(change[0], change[1]),
+            five_of_hearts_seat=(
+                kaiser.five_of_hearts_seat if kaiser.HasField("five_of_hearts_seat") else None
+            ),
+            three_of_spades_seat=(
+                kaiser.three_of_spades_seat if kaiser.HasField("three_of_spades_seat") else None
+            ),
         )
     hearts = message.hearts
     return HeartsHandResult(
@@ -160,6 +170,9 @@ def _detail_from_proto(message: play_pb2.HandResult) -> GameHandResult:
         pass_direction=hearts.pass_direction,
         last_trick=trick_from_proto(hearts.last_trick),
         tie_plays_on=hearts.tie_plays_on,
+        queen_of_spades_seat=(
+            hearts.queen_of_spades_seat if hearts.HasField("queen_of_spades_seat") else None
+        ),
     )
 
 

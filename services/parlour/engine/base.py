@@ -95,7 +95,7 @@ class GameState(ABC):
     def deal(self, deck: Sequence[Card]) -> None:
         """Supply the outcome of chance: an ordering of exactly ``chance()``."""
         if self.is_over:
-            raise GameOver("game over", "the game has ended; no more deals")
+            raise GameOver("game over", "the game has ended; no more deals", reason="GAME_OVER")
         wanted = self.chance()
         if wanted is None:
             raise BadDeck("deal", "no deal is due now")
@@ -138,14 +138,36 @@ class GameState(ABC):
         """Raise GameOver / NotYourTurn / IllegalAction unless ``seat`` is to act now
         (``doing``, the action or what it is, is put into words only in a refusal)."""
         if self.is_over:
-            raise GameOver("game over", f"the game has ended; seat {seat} cannot {doing}")
+            raise GameOver(
+                "game over",
+                f"the game has ended; seat {seat} cannot {doing}",
+                reason="GAME_OVER",
+                seat=seat,
+            )
         if not 0 <= seat < self.seats:
-            raise NotYourTurn("seat", f"there is no seat {seat} at a {self.seats}-seat table")
+            raise NotYourTurn(
+                "seat",
+                f"there is no seat {seat} at a {self.seats}-seat table",
+                reason="NO_SUCH_SEAT",
+                seat=seat,
+                seats=self.seats,
+            )
         if seat not in self.to_act():
             if self.chance() is not None:
-                raise IllegalAction("deal", f"the cards must be dealt before seat {seat} acts")
+                raise IllegalAction(
+                    "deal",
+                    f"the cards must be dealt before seat {seat} acts",
+                    reason="DEAL_FIRST",
+                    seat=seat,
+                )
             waiting = ", ".join(str(s) for s in self.to_act())
-            raise NotYourTurn("turn order", f"it is not seat {seat}'s turn (waiting for {waiting})")
+            raise NotYourTurn(
+                "turn order",
+                f"it is not seat {seat}'s turn (waiting for {waiting})",
+                reason="NOT_YOUR_TURN",
+                seat=seat,
+                waiting=waiting,
+            )
 
     # -- what can be seen -----------------------------------------------------
     @abstractmethod

@@ -257,25 +257,46 @@ class CrazyEights(GameState):
             self._pass(seat)
         else:
             raise IllegalAction(
-                "Crazy 8s moves", f"{action} is not a Crazy 8s move (play a card, draw or pass)"
+                "Crazy 8s moves",
+                f"{action} is not a Crazy 8s move (play a card, draw or pass)",
+                reason="NOT_A_CRAZY8S_MOVE",
+                seat=seat,
             )
 
     # -- checks (raise before anything changes) --------------------------------
     def _check_play(self, seat: int, card: Card, name: Suit | None) -> None:
         if card not in self.hands[seat]:
-            raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
+            raise IllegalAction(
+                "card not in hand",
+                f"seat {seat} does not hold {card}",
+                reason="CARD_NOT_IN_HAND",
+                seat=seat,
+                card=card,
+            )
         if self.must_play is not None and card != self.must_play:
             raise IllegalAction(
                 "a drawn card that plays is played at once",
                 f"seat {seat} drew {self.must_play}, which plays, and must play it, not {card}",
+                reason="MUST_PLAY_DRAWN_CARD",
+                seat=seat,
+                must_play=self.must_play,
+                card=card,
             )
         if card.rank == Rank.EIGHT and name is None:
             raise IllegalAction(
-                "an eight names the suit in force", f"say which suit: 'play {card} name H'"
+                "an eight names the suit in force",
+                f"say which suit: 'play {card} name H'",
+                reason="EIGHT_NAMES_SUIT",
+                seat=seat,
+                card=card,
             )
         if card.rank != Rank.EIGHT and name is not None:
             raise IllegalAction(
-                "only an eight names the suit in force", f"{card} is not an eight: 'play {card}'"
+                "only an eight names the suit in force",
+                f"{card} is not an eight: 'play {card}'",
+                reason="ONLY_EIGHT_NAMES_SUIT",
+                seat=seat,
+                card=card,
             )
         if not self.plays(card):
             assert self.suit_in_force is not None
@@ -283,6 +304,11 @@ class CrazyEights(GameState):
                 "must match the suit in force or the rank",
                 f"{card} matches neither {self.suit_in_force.word} (the suit in force) "
                 f"nor the rank of {self.top_card} on top",
+                reason="MUST_MATCH_SUIT_OR_RANK",
+                seat=seat,
+                card=card,
+                suit_in_force=self.suit_in_force,
+                top_card=self.top_card,
             )
 
     def _check_draw_or_pass(self, seat: int, verb: str) -> None:
@@ -290,6 +316,10 @@ class CrazyEights(GameState):
             raise IllegalAction(
                 "a drawn card that plays is played at once",
                 f"seat {seat} drew {self.must_play}, which plays: it cannot {verb} instead",
+                reason="MUST_PLAY_DRAWN_CARD",
+                seat=seat,
+                must_play=self.must_play,
+                card=self.must_play,
             )
         playable = self._playable(seat)
         rule = "draw only when nothing plays" if verb == "draw" else STUCK
@@ -298,17 +328,25 @@ class CrazyEights(GameState):
                 rule,
                 f"seat {seat} holds {playable[0]}, which plays on {self.top_card} "
                 f"with {self.suit_in_force.word if self.suit_in_force else '?'} in force",
+                reason="DRAW_ONLY_WHEN_NOTHING_PLAYS" if verb == "draw" else "PASS_ONLY_WHEN_STUCK",
+                seat=seat,
+                playable=playable[0],
+                top_card=self.top_card,
             )
         if verb == "draw" and not self._can_draw():
             raise IllegalAction(
                 STUCK,
                 "the stock is empty and no discards lie under the top card",
+                reason="STUCK_NOTHING_TO_DRAW",
+                seat=seat,
             )
         if verb == "pass" and self._can_draw():
             raise IllegalAction(
                 STUCK,
                 "there is something to draw"
                 + (f" ({len(self.stock)} cards in the stock)" if self.stock else " (the discards)"),
+                reason="PASS_ONLY_WHEN_STUCK_DRAW",
+                seat=seat,
             )
 
     # -- moves --------------------------------------------------------------

@@ -351,6 +351,9 @@ class HeartsState(GameState):
             raise NotYourTurn(
                 "pass three cards",
                 f"seat {seat} has already chosen its three cards (waiting for seats {waiting})",
+                reason="ALREADY_CHOSE_PASS",
+                seat=seat,
+                waiting=waiting,
             )
         super().apply(seat, action)
 
@@ -373,6 +376,8 @@ class HeartsState(GameState):
             raise IllegalAction(
                 "pass three cards",
                 f"seat {seat} must choose three cards to pass before play starts, not {action}",
+                reason="PASS_CARDS_FIRST",
+                seat=seat,
             )
         self._give_card(seat, index)
 
@@ -380,11 +385,21 @@ class HeartsState(GameState):
         """``seat`` (one still choosing) chooses the card ``index`` to pass."""
         bit = 1 << index
         if not self._hands[seat] & bit:
-            raise IllegalAction("card not in hand", f"seat {seat} does not hold {ALL_CARDS[index]}")
+            raise IllegalAction(
+                "card not in hand",
+                f"seat {seat} does not hold {ALL_CARDS[index]}",
+                reason="CARD_NOT_IN_HAND",
+                seat=seat,
+                card=ALL_CARDS[index],
+            )
         chosen = self._chosen[seat]
         if chosen & bit:
             raise IllegalAction(
-                "pass three cards", f"seat {seat} has already chosen {_CARDS[index]}"
+                "pass three cards",
+                f"seat {seat} has already chosen {_CARDS[index]}",
+                reason="CARD_ALREADY_CHOSEN",
+                seat=seat,
+                card=_CARDS[index],
             )
         chosen |= bit
         self._chosen[seat] = chosen
@@ -401,14 +416,35 @@ class HeartsState(GameState):
             raise IllegalAction(
                 "pass three cards",
                 f"seat {seat} has {still} card(s) left to choose, not {len(cards)}",
+                reason="PASS_COUNT",
+                seat=seat,
+                count=still,
+                given=len(cards),
             )
         if len(set(cards)) != len(cards):
-            raise IllegalAction("pass three cards", f"{action} names a card twice")
+            raise IllegalAction(
+                "pass three cards",
+                f"{action} names a card twice",
+                reason="CARD_NAMED_TWICE",
+                seat=seat,
+            )
         for card in cards:
             if card.index >= 52 or not self._hands[seat] >> card.index & 1:
-                raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
+                raise IllegalAction(
+                    "card not in hand",
+                    f"seat {seat} does not hold {card}",
+                    reason="CARD_NOT_IN_HAND",
+                    seat=seat,
+                    card=card,
+                )
             if self._chosen[seat] >> card.index & 1:
-                raise IllegalAction("pass three cards", f"seat {seat} has already chosen {card}")
+                raise IllegalAction(
+                    "pass three cards",
+                    f"seat {seat} has already chosen {card}",
+                    reason="CARD_ALREADY_CHOSEN",
+                    seat=seat,
+                    card=card,
+                )
         for card in cards:  # every check is made: none of these can fail
             self._give(seat, _GIVE[card.index])
 
@@ -471,6 +507,14 @@ class HeartsState(GameState):
         if len(plays) == SEATS * HAND_SIZE:
             self._finish_hand()
 
+    def _queen_taker(self) -> int | None:
+        """The seat whose trick took the queen of spades this hand."""
+        queen = _QUEEN_OF_SPADES.bit_length() - 1
+        for index, card in enumerate(self._plays):
+            if card == queen:
+                return self._trick_winners[index // SEATS]
+        return None
+
     def _finish_hand(self) -> None:
         taken = [points_in(taken) for taken in self._taken]
         points = taken
@@ -496,6 +540,7 @@ class HeartsState(GameState):
             self._moon,
             self._tied,
             last_trick,
+            self._queen_taker(),
         )
         if reached and not self._tied:
             self._over = True
@@ -515,35 +560,71 @@ class HeartsState(GameState):
         card = action.card
         if action.kind is ActionKind.GIVE:
             passing = "the pass is over" if self._exchanged else "there is no passing this hand"
-            raise IllegalAction("pass three cards", f"{passing}; seat {seat} must play a card")
+            raise IllegalAction(
+                "pass three cards",
+                f"{passing}; seat {seat} must play a card",
+                reason="PASSING_IS_OVER" if self._exchanged else "NO_PASSING_THIS_HAND",
+                seat=seat,
+            )
         if action.kind is not ActionKind.PLAY or card is None:
-            raise IllegalAction("play a card", f"seat {seat} must play a card, not {action}")
+            raise IllegalAction(
+                "play a card",
+                f"seat {seat} must play a card, not {action}",
+                reason="MUST_PLAY_A_CARD",
+                seat=seat,
+            )
         if action.suit is not None:
             raise MalformedAction("play a card", f"Hearts names no suit: play {card}, not {action}")
         hand = self._hands[seat]
         if card.index >= 52 or not hand >> card.index & 1:
-            raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
+            raise IllegalAction(
+                "card not in hand",
+                f"seat {seat} does not hold {card}",
+                reason="CARD_NOT_IN_HAND",
+                seat=seat,
+                card=card,
+            )
         if not self._trick_cards:
             if not self._plays:
                 raise IllegalAction(
-                    "first lead is the two of clubs", f"seat {seat} must lead 2C, not {card}"
+                    "first lead is the two of clubs",
+                    f"seat {seat} must lead 2C, not {card}",
+                    reason="FIRST_LEAD_TWO_OF_CLUBS",
+                    seat=seat,
+                    card=card,
                 )
             if hand & ~_HEARTS == _QUEEN_OF_SPADES:
                 raise IllegalAction(
                     "hearts not broken",
                     f"seat {seat} holds only hearts and the queen of spades and must lead QS, "
                     f"not {card}",
+                    reason="MUST_LEAD_QUEEN_OF_SPADES",
+                    seat=seat,
+                    card=card,
                 )
-            raise IllegalAction("hearts not broken", f"seat {seat} cannot lead {card}")
+            raise IllegalAction(
+                "hearts not broken",
+                f"seat {seat} cannot lead {card}",
+                reason="HEARTS_NOT_BROKEN",
+                seat=seat,
+                card=card,
+            )
         led = _SUITS[self._led_suit].word
         if card.suit.index != self._led_suit and hand & _SUIT_MASK[self._led_suit]:
             raise IllegalAction(
                 "must follow suit",
                 f"seat {seat} holds {led} and cannot play {card} on a {led[:-1]} lead",
+                reason="MUST_FOLLOW_SUIT",
+                seat=seat,
+                card=card,
+                led=_SUITS[self._led_suit],
             )
         raise IllegalAction(
             "no points on the first trick",
             f"seat {seat} cannot play {card} on the first trick while holding another legal card",
+            reason="NO_POINTS_ON_FIRST_TRICK",
+            seat=seat,
+            card=card,
         )
 
     # -- what can be seen -----------------------------------------------------
@@ -742,6 +823,7 @@ class _HandFacts(NamedTuple):
     moon: int | None
     tied: bool
     last_trick: tuple[int, int, tuple[int, ...]]
+    queen: int | None  # the seat that took the queen of spades
 
     def result(self) -> HandResult:
         moon, number, taken = self.moon, self.hand_number, self.taken
@@ -765,6 +847,7 @@ class _HandFacts(NamedTuple):
                 pass_direction=pass_direction(number)[0],
                 last_trick=_trick(*self.last_trick),
                 tie_plays_on=self.tied,
+                queen_of_spades_seat=self.queen,
             ),
         )
 

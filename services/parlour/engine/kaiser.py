@@ -241,6 +241,9 @@ class KaiserState(GameState):
                     "the dealer must bid when the first three pass",
                     f"seat {seat} deals and the other three passed, so seat {seat} must bid "
                     f"at least {self.floor}",
+                    reason="DEALER_MUST_BID",
+                    seat=seat,
+                    floor=self.floor,
                 )
             self.calls.append((seat, None))
         elif action.kind is ActionKind.BID and action.number is not None:
@@ -248,24 +251,40 @@ class KaiserState(GameState):
             self._check_bid(seat, bid)
             self.calls.append((seat, bid))
         else:
-            raise IllegalAction("bidding", f"seat {seat} must bid or pass now, not {action}")
+            raise IllegalAction(
+                "bidding",
+                f"seat {seat} must bid or pass now, not {action}",
+                reason="MUST_BID_OR_PASS",
+                seat=seat,
+            )
         if len(self.calls) == self.seats:
             self._end_bidding()
 
     def _check_bid(self, seat: int, bid: Bid) -> None:
         if bid.no_trump and not self.no_trump_allowed:
             raise IllegalAction(
-                "no trump is off at this table", f"seat {seat} cannot bid {bid}; bid a number"
+                "no trump is off at this table",
+                f"seat {seat} cannot bid {bid}; bid a number",
+                reason="NO_TRUMP_IS_OFF",
+                seat=seat,
+                bid=bid,
             )
         if bid.number < self.floor:
             raise IllegalAction(
                 f"the floor is {self.floor}",
                 f"seat {seat} cannot bid {bid}: the lowest bid is {self.floor}",
+                reason="BID_BELOW_FLOOR",
+                seat=seat,
+                bid=bid,
+                floor=self.floor,
             )
         if bid.number > CEILING:
             raise IllegalAction(
                 "the ceiling is ten",
                 f"seat {seat} cannot bid {bid}: a hand is worth only ten points",
+                reason="BID_ABOVE_CEILING",
+                seat=seat,
+                bid=bid,
             )
         standing = self.standing
         if standing is not None and bid.rung <= standing.rung:
@@ -273,6 +292,11 @@ class KaiserState(GameState):
             raise IllegalAction(
                 "each bid must beat the one before",
                 f"seat {seat} bid {bid} but the standing bid is {standing} by seat {holder}",
+                reason="BID_TOO_LOW",
+                seat=seat,
+                bid=bid,
+                standing=standing,
+                holder=holder,
             )
 
     def _end_bidding(self) -> None:
@@ -296,7 +320,10 @@ class KaiserState(GameState):
     def _name_trump(self, seat: int, action: Action) -> None:
         if action.kind is not ActionKind.NAME_TRUMP or action.suit is None:
             raise IllegalAction(
-                "the bidder names trump", f"seat {seat} must name trump now, not {action}"
+                "the bidder names trump",
+                f"seat {seat} must name trump now, not {action}",
+                reason="BIDDER_NAMES_TRUMP",
+                seat=seat,
             )
         self.trump = action.suit
         self.phase = "play"
@@ -305,15 +332,30 @@ class KaiserState(GameState):
     def _play(self, seat: int, action: Action) -> None:
         card = action.card
         if action.kind is not ActionKind.PLAY or card is None or action.suit is not None:
-            raise IllegalAction("play a card", f"seat {seat} must play a card now, not {action}")
+            raise IllegalAction(
+                "play a card",
+                f"seat {seat} must play a card now, not {action}",
+                reason="MUST_PLAY_A_CARD",
+                seat=seat,
+            )
         if card not in self.hands[seat]:
-            raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
+            raise IllegalAction(
+                "card not in hand",
+                f"seat {seat} does not hold {card}",
+                reason="CARD_NOT_IN_HAND",
+                seat=seat,
+                card=card,
+            )
         if card not in self._playable(seat):
             led = self.plays[0].card.suit
             raise IllegalAction(
                 "must follow suit",
                 f"seat {seat} holds {led.word} and cannot play {card} on a "
                 f"{led.word.rstrip('s')} lead",
+                reason="MUST_FOLLOW_SUIT",
+                seat=seat,
+                card=card,
+                led=led,
             )
         self.hands[seat].remove(card)
         self.plays.append(Play(seat, card))
@@ -377,6 +419,8 @@ class KaiserState(GameState):
                 made=made,
                 points_taken=(took[0], took[1]),
                 score_change=(change[0], change[1]),
+                five_of_hearts_seat=self._taker_of(FIVE_OF_HEARTS),
+                three_of_spades_seat=self._taker_of(THREE_OF_SPADES),
             ),
         )
         self.winning_team = self._side_that_wins(bidders)
@@ -391,6 +435,13 @@ class KaiserState(GameState):
         self.dealer = (self.dealer + 1) % self.seats
         self.redeals = 0
         self.phase = "deal"
+
+    def _taker_of(self, card: Card) -> int | None:
+        """The seat that took ``card`` in this hand's tricks (None if nobody did)."""
+        for trick in self.tricks:
+            if any(play.card == card for play in trick.plays):
+                return trick.winner
+        return None
 
     def _side_that_wins(self, bidders: int) -> int | None:
         """The end test, made only after a hand (None: play on)."""

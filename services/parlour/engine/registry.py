@@ -45,15 +45,6 @@ class GameInfo:
             .read_text(encoding="utf-8")
         )
 
-    def rules_text_in(self, language: str) -> str | None:
-        """The rules in ``language`` ("pl") where a translation ships beside them
-        (``hearts.pl.md``), else None."""
-        if not language.isalpha():
-            return None
-        name = self.rules_file.removesuffix(".md") + f".{language.lower()}.md"
-        found = resources.files("parlour.engine").joinpath("rules", name)
-        return found.read_text(encoding="utf-8") if found.is_file() else None
-
     def resolve(self, seats: int, options: Mapping[str, object] | None) -> dict[str, OptionValue]:
         """Validate the seat count and options, filling defaults."""
         if not self.min_seats <= seats <= self.max_seats:

@@ -104,6 +104,9 @@ class KaiserHandResult:
     made: bool
     points_taken: tuple[int, int]  # by team: 0 is seats 0 and 2
     score_change: tuple[int, int]
+    #: the seats that took the five of hearts (+5) and the three of spades (-3)
+    five_of_hearts_seat: int | None = None
+    three_of_spades_seat: int | None = None
 
     @property
     def bidding_team(self) -> int:
@@ -119,6 +122,8 @@ class HeartsHandResult:
     pass_direction: str
     last_trick: Trick
     tie_plays_on: bool
+    #: the seat that took the queen of spades (13 points)
+    queen_of_spades_seat: int | None = None
 
 
 GameHandResult = WizardRoundResult | CrazyEightsRoundResult | KaiserHandResult | HeartsHandResult

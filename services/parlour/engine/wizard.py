@@ -256,6 +256,8 @@ class WizardState(GameState):
                 "dealer names trump",
                 f"a wizard was turned: dealer seat {seat} must name trump "
                 f"('trump C', 'trump D', 'trump H' or 'trump S'), not {action}",
+                reason="DEALER_NAMES_TRUMP",
+                seat=seat,
             )
         self._trump = action.suit
         self._history.append(Move(seat, str(action)))
@@ -267,18 +269,29 @@ class WizardState(GameState):
                 "bidding",
                 f"seat {seat} must bid a number of tricks ('bid 0' to 'bid {self.round}'), "
                 f"not {action}",
+                reason="MUST_BID_TRICKS",
+                seat=seat,
+                most=self.round,
             )
         number = action.number
         if not 0 <= number <= self.round:
             raise IllegalAction(
                 "bid range",
                 f"seat {seat} may bid 0 to {self.round} tricks in round {self.round}, not {number}",
+                reason="BID_OUT_OF_RANGE",
+                seat=seat,
+                most=self.round,
+                number=number,
             )
         if number == self._forbidden_bid(seat):
             raise IllegalAction(
                 "screw the dealer",
                 f"dealer seat {seat} may not bid {number}: the bids would add up to the "
                 f"{self.round} tricks available",
+                reason="SCREW_THE_DEALER",
+                seat=seat,
+                number=number,
+                tricks=self.round,
             )
         self._bids[seat] = number
         self._history.append(Move(seat, str(action)))
@@ -290,10 +303,21 @@ class WizardState(GameState):
     def _play(self, seat: int, action: Action) -> None:
         card = action.card
         if action.kind is not ActionKind.PLAY or card is None or action.suit is not None:
-            raise IllegalAction("play", f"seat {seat} must play a card ('play QS'), not {action}")
+            raise IllegalAction(
+                "play",
+                f"seat {seat} must play a card ('play QS'), not {action}",
+                reason="MUST_PLAY_A_CARD",
+                seat=seat,
+            )
         hand = self._hands[seat]
         if card not in hand:
-            raise IllegalAction("card not in hand", f"seat {seat} does not hold {card}")
+            raise IllegalAction(
+                "card not in hand",
+                f"seat {seat} does not hold {card}",
+                reason="CARD_NOT_IN_HAND",
+                seat=seat,
+                card=card,
+            )
         suit, _ = led_suit([play.card for play in self._trick])
         if (
             suit is not None
@@ -304,6 +328,10 @@ class WizardState(GameState):
             raise IllegalAction(
                 "must follow suit",
                 f"seat {seat} holds {suit.word} and cannot play {card} when {suit.word} are led",
+                reason="MUST_FOLLOW_SUIT",
+                seat=seat,
+                card=card,
+                led=suit,
             )
         hand.remove(card)
         self._trick.append(Play(seat, card))
@@ -411,7 +439,13 @@ class WizardState(GameState):
 
     def view(self, seat: int | None) -> View:
         if seat is not None and not 0 <= seat < self.seats:
-            raise NotYourTurn("seat", f"there is no seat {seat} at a {self.seats}-seat table")
+            raise NotYourTurn(
+                "seat",
+                f"there is no seat {seat} at a {self.seats}-seat table",
+                reason="NO_SUCH_SEAT",
+                seat=seat,
+                seats=self.seats,
+            )
         players = tuple(
             PlayerView(
                 seat=s,

@@ -45,6 +45,7 @@ import grpc
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
+from google.rpc import error_details_pb2, status_pb2
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -200,16 +201,33 @@ def _http_status(code: grpc.StatusCode, message: str) -> int:
     return HTTP_STATUS.get(code, 500)
 
 
-def _error(code: grpc.StatusCode, message: str) -> JSONResponse:
-    return JSONResponse(
-        {"code": code.name, "message": message}, status_code=_http_status(code, message)
-    )
+def _error(
+    code: grpc.StatusCode, message: str, exc: grpc.aio.AioRpcError | None = None
+) -> JSONResponse:
+    return JSONResponse(_error_body(code, message, exc), status_code=_http_status(code, message))
+
+
+def _error_body(
+    code: grpc.StatusCode, message: str, exc: grpc.aio.AioRpcError | None
+) -> dict[str, Any]:
+    """A refusal as JSON: its code and English message, and (when the server sent
+    one) its ``reason`` and ``args`` from the google.rpc.ErrorInfo in the
+    ``grpc-status-details-bin`` trailer, for the browser to say in its language."""
+    body: dict[str, Any] = {"code": code.name, "message": message}
+    for key, value in (exc.trailing_metadata() or ()) if exc is not None else ():
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info) and info.domain == "parlour":
+                    body["reason"], body["args"] = info.reason, dict(info.metadata)
+    return body
 
 
 def _rpc_error(exc: grpc.aio.AioRpcError) -> JSONResponse:
     """The answer for a refused call: its status, and Retry-After when the service
     said how long to wait (its ``retry-after`` trailing metadata; whole seconds here)."""
-    response = _error(exc.code(), exc.details() or "")
+    response = _error(exc.code(), exc.details() or "", exc)
     for key, value in exc.trailing_metadata() or ():
         if key == RETRY_AFTER_KEY:
             with contextlib.suppress(ValueError):
@@ -413,7 +431,7 @@ async def _stream(call: Any, first: asyncio.Future[Any]) -> AsyncIterator[str]:
             message = await call.read()
         yield "event: end\ndata: {}\n\n"
     except grpc.aio.AioRpcError as exc:
-        error = {"code": exc.code().name, "message": exc.details() or ""}
+        error = _error_body(exc.code(), exc.details() or "", exc)
         yield f"event: error\ndata: {json.dumps(error)}\n\n"
     finally:
         call.cancel()

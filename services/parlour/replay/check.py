@@ -32,6 +32,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from sqlalchemy import exc as sa_exc
+
 from parlour.engine.actions import Action
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card
@@ -51,6 +53,8 @@ from parlour.service.domain.statuses import EventType
 from parlour.service.domain.upcast import UnknownSchemaVersion
 from parlour.service.store.open import open_store
 from parlour.service.store.protocol import EventStore, StoredEvent
+from parlour.service.store.urls import normalize_url
+from parlour.service.store.values import StoreUnavailable
 
 #: The fields of one exported line, in the order written.
 EXPORT_FIELDS = ("seq", "type", "schema_version", "payload", "digest")
@@ -108,11 +112,40 @@ async def export_game(store: EventStore, table_id: str, out: IO[str]) -> int:
     return write_log(events, out)
 
 
+class NoDatabase(LookupError):
+    """No Parlour database where the URL points (no file, or a file without its tables)."""
+
+
+#: how to point the commands at a database, said with every NoDatabase
+POINT_AT_ONE = (
+    "run this in the folder where `parlour serve` keeps parlour.sqlite3, or point at the "
+    "database with --database-url URL (or $PARLOUR_DATABASE_URL)"
+)
+
+
+def _missing_file(database_url: str) -> Path | None:
+    """The SQLite file the URL names, if it does not exist (opening it would create it)."""
+    url = normalize_url(database_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    path = Path(str(url.database))
+    return None if path.exists() else path
+
+
 async def read_log(database_url: str, table_id: str) -> list[StoredEvent]:
-    """Table ``table_id``'s whole log from the database (LookupError if there is none)."""
+    """Table ``table_id``'s whole log from the database (LookupError if there is none;
+    :class:`NoDatabase`, creating nothing, if there is no Parlour database there)."""
+    missing = _missing_file(database_url)
+    if missing is not None:
+        raise NoDatabase(f"no database at {missing.absolute()}: {POINT_AT_ONE}")
     store = open_store(database_url, connections=1)
     try:
         events = await store.read(table_id)
+    except (sa_exc.OperationalError, sa_exc.ProgrammingError, StoreUnavailable) as error:
+        if "no such table" in str(error) or "does not exist" in str(error):
+            where = normalize_url(database_url).render_as_string(hide_password=True)
+            raise NoDatabase(f"{where} holds no Parlour tables: {POINT_AT_ONE}") from None
+        raise
     finally:
         await store.close()
     if not events:

@@ -71,6 +71,90 @@ string ("4.250"). Calls with the worker token are exempt.
                           that the server trusts (--trusted-proxies);
                           from anyone else it is ignored.
 
+Language: the call metadata key "accept-language" (an HTTP Accept-Language
+value, e.g. "pl-PL,pl;q=0.9,en;q=0.8", or just "pl") chooses the language
+of the server's words: LegalAction.label and PublicEvent.words. The server
+negotiates it against its catalogues (English "en", Polish "pl"); without
+the key, or with no match, it speaks English. Seats inside those words are
+written "seat N" (N from 0) in every language, for a client to say by name.
+The catalogues themselves (services/parlour/words/{en,pl}.json) are JSON
+maps of key -> sentence with {named} placeholders, or -> CLDR plural forms
+({"one": ..., "few": ..., "many": ..., "other": ...}) chosen by "count".
+
+Refusal reasons: every refusal (a non-OK status) carries, beside its English
+message, the standard rich error model: the "grpc-status-details-bin"
+trailer holds a google.rpc.Status whose details hold one google.rpc.ErrorInfo
+with domain "parlour", reason one of the codes below, and metadata its
+arguments (strings: card codes "QS", suit letters "H", seats from 0, numbers,
+bids "7NT"). A client says a reason with the catalogue entry
+"reason.<CODE>". The codes (arguments in braces; "seat" is always the seat
+refused where the engine knows it):
+  ACCOUNT_CAP_REACHED
+  AHEAD_OF_TABLE
+  ALREADY_CHOSE_PASS
+  BAD_DECK
+  BAD_REQUEST
+  BARRED
+  BIDDER_NAMES_TRUMP
+  BID_ABOVE_CEILING  {bid}
+  BID_BELOW_FLOOR  {bid, floor}
+  BID_OUT_OF_RANGE  {most, number}
+  BID_TOO_LOW  {holder, standing}
+  CARD_ALREADY_CHOSEN  {card}
+  CARD_NAMED_TWICE
+  CARD_NOT_IN_HAND  {card}
+  CONFLICT
+  DEALER_MUST_BID  {floor}
+  DEALER_NAMES_TRUMP
+  DEAL_FIRST
+  DRAW_ONLY_WHEN_NOTHING_PLAYS  {playable, top_card}
+  EIGHT_NAMES_SUIT  {card}
+  FIRST_LEAD_TWO_OF_CLUBS  {card}
+  GAME_OVER
+  HEARTS_NOT_BROKEN  {card}
+  ILLEGAL_ACTION
+  INTERNAL  {incident}
+  INVALID_OPTIONS
+  LIMIT_EXCEEDED
+  LOST_RACE
+  MALFORMED_ACTION
+  MISSING_TOKEN
+  MUST_BID_OR_PASS
+  MUST_BID_TRICKS  {most}
+  MUST_FOLLOW_SUIT  {card, led}
+  MUST_LEAD_QUEEN_OF_SPADES  {card}
+  MUST_MATCH_SUIT_OR_RANK  {card, suit_in_force, top_card}
+  MUST_PLAY_A_CARD
+  MUST_PLAY_DRAWN_CARD  {must_play}
+  NAME_TAKEN
+  NOT_A_CRAZY8S_MOVE
+  NOT_SIGNED_IN
+  NOT_YOUR_TURN
+  NO_PASSING_THIS_HAND
+  NO_POINTS_ON_FIRST_TRICK  {card}
+  NO_SUCH_SEAT  {seat}
+  NO_SUCH_SESSION
+  NO_TRUMP_IS_OFF
+  ONLY_EIGHT_NAMES_SUIT  {card}
+  PASSING_IS_OVER
+  PASS_CARDS_FIRST
+  PASS_COUNT  {count}
+  PASS_ONLY_WHEN_STUCK  {playable, top_card}
+  PASS_ONLY_WHEN_STUCK_DRAW
+  RATE_LIMITED  {wait_seconds}
+  REFUSED
+  REQUEST_ID_REUSED
+  SCREW_THE_DEALER  {number, tricks}
+  SHUTTING_DOWN
+  STALE_VERSION  {current, expected}
+  STUCK_NOTHING_TO_DRAW
+  TABLE_NOT_FOUND
+  TURN_LEASED
+  UNAVAILABLE
+  UNKNOWN_GAME
+  WRONG_TABLE_STATE
+  WRONG_TOKEN
+
 Versions: every table is an append-only list of events numbered 1, 2, 3...
 A table's `version` is the number of its latest event. Every view carries
 the version it was computed at; PlayService.Act takes the version the

@@ -436,6 +436,8 @@ class KaiserHandResult(_message.Message):
     MADE_FIELD_NUMBER: _builtins.int
     POINTS_TAKEN_FIELD_NUMBER: _builtins.int
     SCORE_CHANGE_FIELD_NUMBER: _builtins.int
+    FIVE_OF_HEARTS_SEAT_FIELD_NUMBER: _builtins.int
+    THREE_OF_SPADES_SEAT_FIELD_NUMBER: _builtins.int
     bidder: _builtins.int
     """The seat that won the bidding."""
     bidding_team: _builtins.int
@@ -448,6 +450,10 @@ class KaiserHandResult(_message.Message):
     """The trump named; SUIT_UNSPECIFIED at no trump."""
     made: _builtins.bool
     """True if the bidding side took at least its bid ("made"); false if it was set."""
+    five_of_hearts_seat: _builtins.int
+    """The seat whose trick took the five of hearts (+5 for its side)."""
+    three_of_spades_seat: _builtins.int
+    """The seat whose trick took the three of spades (-3 for its side)."""
     @_builtins.property
     def points_taken(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Points each side took in tricks this hand, indexed by team (they add up
@@ -471,12 +477,21 @@ class KaiserHandResult(_message.Message):
         made: _builtins.bool = ...,
         points_taken: _abc.Iterable[_builtins.int] | None = ...,
         score_change: _abc.Iterable[_builtins.int] | None = ...,
+        five_of_hearts_seat: _builtins.int | None = ...,
+        three_of_spades_seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_five_of_hearts_seat", b"_five_of_hearts_seat", "_three_of_spades_seat", b"_three_of_spades_seat", "five_of_hearts_seat", b"five_of_hearts_seat", "three_of_spades_seat", b"three_of_spades_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bidder", b"bidder", "bidding_team", b"bidding_team", "made", b"made", "no_trump", b"no_trump", "points_taken", b"points_taken", "score_change", b"score_change", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_five_of_hearts_seat", b"_five_of_hearts_seat", "_three_of_spades_seat", b"_three_of_spades_seat", "bid", b"bid", "bidder", b"bidder", "bidding_team", b"bidding_team", "five_of_hearts_seat", b"five_of_hearts_seat", "made", b"made", "no_trump", b"no_trump", "points_taken", b"points_taken", "score_change", b"score_change", "three_of_spades_seat", b"three_of_spades_seat", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__five_of_hearts_seat: _TypeAlias = _typing.Literal["five_of_hearts_seat"]  # noqa: Y015
+    _WhichOneofArgType__five_of_hearts_seat: _TypeAlias = _typing.Literal["_five_of_hearts_seat", b"_five_of_hearts_seat"]  # noqa: Y015
+    _WhichOneofReturnType__three_of_spades_seat: _TypeAlias = _typing.Literal["three_of_spades_seat"]  # noqa: Y015
+    _WhichOneofArgType__three_of_spades_seat: _TypeAlias = _typing.Literal["_three_of_spades_seat", b"_three_of_spades_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__five_of_hearts_seat) -> _WhichOneofReturnType__five_of_hearts_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__three_of_spades_seat) -> _WhichOneofReturnType__three_of_spades_seat | None: ...
 
 Global___KaiserHandResult: _TypeAlias = KaiserHandResult  # noqa: Y015
 
@@ -491,6 +506,7 @@ class HeartsHandResult(_message.Message):
     PASS_DIRECTION_FIELD_NUMBER: _builtins.int
     LAST_TRICK_FIELD_NUMBER: _builtins.int
     TIE_PLAYS_ON_FIELD_NUMBER: _builtins.int
+    QUEEN_OF_SPADES_SEAT_FIELD_NUMBER: _builtins.int
     moon_shooter: _builtins.int
     """The seat that took all 26 points and shot the moon (it scores 0, every
     other seat 26); absent otherwise.
@@ -501,6 +517,8 @@ class HeartsHandResult(_message.Message):
     """True when a total reached the target but the lowest total was tied, so
     another hand is played (EndRule.ties = TIE_RULE_PLAY_ON).
     """
+    queen_of_spades_seat: _builtins.int
+    """The seat whose trick took the queen of spades (13 points)."""
     @_builtins.property
     def points_taken(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Penalty points each seat took in its tricks, indexed by seat, before the
@@ -519,14 +537,20 @@ class HeartsHandResult(_message.Message):
         pass_direction: _builtins.str = ...,
         last_trick: Global___Trick | None = ...,
         tie_plays_on: _builtins.bool = ...,
+        queen_of_spades_seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_moon_shooter", b"_moon_shooter", "last_trick", b"last_trick", "moon_shooter", b"moon_shooter"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_moon_shooter", b"_moon_shooter", "_queen_of_spades_seat", b"_queen_of_spades_seat", "last_trick", b"last_trick", "moon_shooter", b"moon_shooter", "queen_of_spades_seat", b"queen_of_spades_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_moon_shooter", b"_moon_shooter", "last_trick", b"last_trick", "moon_shooter", b"moon_shooter", "pass_direction", b"pass_direction", "points_taken", b"points_taken", "tie_plays_on", b"tie_plays_on"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_moon_shooter", b"_moon_shooter", "_queen_of_spades_seat", b"_queen_of_spades_seat", "last_trick", b"last_trick", "moon_shooter", b"moon_shooter", "pass_direction", b"pass_direction", "points_taken", b"points_taken", "queen_of_spades_seat", b"queen_of_spades_seat", "tie_plays_on", b"tie_plays_on"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__moon_shooter: _TypeAlias = _typing.Literal["moon_shooter"]  # noqa: Y015
     _WhichOneofArgType__moon_shooter: _TypeAlias = _typing.Literal["_moon_shooter", b"_moon_shooter"]  # noqa: Y015
+    _WhichOneofReturnType__queen_of_spades_seat: _TypeAlias = _typing.Literal["queen_of_spades_seat"]  # noqa: Y015
+    _WhichOneofArgType__queen_of_spades_seat: _TypeAlias = _typing.Literal["_queen_of_spades_seat", b"_queen_of_spades_seat"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__moon_shooter) -> _WhichOneofReturnType__moon_shooter | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__queen_of_spades_seat) -> _WhichOneofReturnType__queen_of_spades_seat | None: ...
 
 Global___HeartsHandResult: _TypeAlias = HeartsHandResult  # noqa: Y015
 

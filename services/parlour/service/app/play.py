@@ -186,7 +186,9 @@ class Play:
             if expected_version is not None and expected_version != folded.version:
                 raise StaleVersion(
                     f"version {expected_version} is stale: table {table_id} is at "
-                    f"version {folded.version}; fetch the view and decide again"
+                    f"version {folded.version}; fetch the view and decide again",
+                    expected=expected_version,
+                    current=folded.version,
                 )
             action = _resolve(state, seat, move)
             state.apply(seat, action)  # raises before changing anything

@@ -23,55 +23,84 @@ def shorten(text: str, keep: int = 24) -> str:
 
 
 class ServiceError(Exception):
-    """A refusal decided by the service itself (not by the rules engine)."""
+    """A refusal decided by the service itself (not by the rules engine).
 
-    def __init__(self, message: str) -> None:
+    ``REASON`` is its machine-readable code (listed in ``common.proto``);
+    ``reason_args`` the facts a client may say it with (seats from 0, versions).
+    """
+
+    REASON = "REFUSED"
+
+    def __init__(self, message: str, **args: object) -> None:
         super().__init__(message)
         self.message = message
+        self.reason_args = {name: str(value) for name, value in args.items()}
 
 
 class BadRequest(ServiceError):
     """The request cannot be understood: a field missing or out of range."""
 
+    REASON = "BAD_REQUEST"
+
 
 class TableNotFound(ServiceError):
     """No table with that id."""
+
+    REASON = "TABLE_NOT_FOUND"
 
 
 class MissingToken(ServiceError):
     """A token the call needs is not in the metadata."""
 
+    REASON = "MISSING_TOKEN"
+
 
 class WrongToken(ServiceError):
     """The token given does not belong to that seat or table."""
+
+    REASON = "WRONG_TOKEN"
 
 
 class WrongTableState(ServiceError):
     """The table is not in the state the request needs (not open, not playing...)."""
 
+    REASON = "WRONG_TABLE_STATE"
+
 
 class StaleVersion(ServiceError):
     """The client decided on a version that is no longer the table's version."""
+
+    REASON = "STALE_VERSION"
 
 
 class LostRace(ServiceError):
     """Another writer appended first and the request could not be re-applied."""
 
+    REASON = "LOST_RACE"
+
 
 class TurnLeased(ServiceError):
     """A bot's turn is leased to another AI worker, which is to play it."""
+
+    REASON = "TURN_LEASED"
 
 
 class ShuttingDown(ServiceError):
     """This replica is stopping; the client should go on with another one."""
 
+    REASON = "SHUTTING_DOWN"
+
 
 class RequestIdReused(ServiceError):
     """A request_id already used at the table by another seat or for another move."""
 
+    REASON = "REQUEST_ID_REUSED"
+
 
 class AheadOfTable(ServiceError):
     """A Watch asked to resume from, or a GetView for, a version the table has not reached."""
+
+    REASON = "AHEAD_OF_TABLE"
 
 
 # --- accounts and moderation (issue 30) ---------------------------------------------------
@@ -80,19 +109,29 @@ class AheadOfTable(ServiceError):
 class NotSignedIn(ServiceError):
     """The call needs a live session and carries none, or an unknown, expired or revoked one."""
 
+    REASON = "NOT_SIGNED_IN"
+
 
 class NameTaken(ServiceError):
     """Another account has claimed that name."""
 
+    REASON = "NAME_TAKEN"
+
 
 class AccountCapReached(ServiceError):
     """The account is at one of the server's per-account caps (open tables, seats)."""
+
+    REASON = "ACCOUNT_CAP_REACHED"
 
 
 class Barred(ServiceError):
     """The caller may not do this here: removed from the table by its host, an
     invite-only seat without its code, or spectators not allowed at the table."""
 
+    REASON = "BARRED"
+
 
 class NoSuchSession(ServiceError):
     """The account has no live session with that id."""
+
+    REASON = "NO_SUCH_SESSION"

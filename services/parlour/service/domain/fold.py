@@ -243,7 +243,11 @@ def describe(
                 count = len(action.cards)
                 chose = "a card" if count == 1 else f"{count} cards"
                 return seat, Action(ActionKind.GIVE), f"seat {seat} chose {chose} to pass"
-            return seat, action, f"seat {seat} {action_words(action, 'past', cards='codes')}"
+            return (
+                seat,
+                action,
+                f"seat {seat} {action_words(action, 'past', cards='codes', language='en')}",
+            )
         case SeatTaken():
             seat = typed.seat
             return seat, None, f"{typed.player_name or 'someone'} took seat {seat}"

@@ -11,6 +11,7 @@ public events of a table's log. Event descriptions go through
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -28,11 +29,12 @@ from parlour.engine.view import View
 from parlour.service.domain.clock import CLOCK_OPTIONS
 from parlour.service.domain.events import CardsDealt, decode
 from parlour.service.domain.fold import describe
+from parlour.service.domain.phrases import event_phrase
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.domain.table_options import TABLE_OPTIONS
 from parlour.service.store.protocol import StoredEvent, TableRow
 from parlour.v1 import catalogue_pb2, common_pb2, lobby_pb2, play_pb2
-from parlour.words import say_event
+from parlour.words import DEFAULT_LANGUAGE, say_event, say_phrase
 
 if TYPE_CHECKING:
     from parlour.service.app.views import SeatView
@@ -63,6 +65,20 @@ def game_info(info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:
     )
     fill_end_rule(message.end_rule, info.end_rule)
     return message
+
+
+def rules_in(info: GameInfo, language: str) -> str | None:
+    """The game's rules in ``language`` where there is a text in it other than the
+    English original: the engine's own ("hearts.pl.md", the Polish original of
+    Kierki), else the phrasebook's translation (``parlour/words/rules``); None for English."""
+    if language == DEFAULT_LANGUAGE:
+        return None
+    stem = info.rules_file.removesuffix(".md")
+    for package in ("parlour.engine", "parlour.words"):
+        found = resources.files(package).joinpath("rules", f"{stem}.{language}.md")
+        if found.is_file():
+            return found.read_text(encoding="utf-8")
+    return None
 
 
 # -- lobby -----------------------------------------------------------------------------------
@@ -191,5 +207,9 @@ def public_event(event: StoredEvent, viewer: int | None) -> play_pb2.PublicEvent
         else:
             message.action.CopyFrom(action_to_proto(taken))
             done = action_words(taken, "past")
-    message.words = say_event(text, seat=seat, done=done)
+    phrased = event_phrase(typed, viewer)  # in the call's language
+    if phrased is not None:
+        message.words = say_phrase(phrased[0], None, **phrased[1])
+    else:
+        message.words = say_event(text, seat=seat, done=done)
     return message

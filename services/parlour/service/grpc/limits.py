@@ -30,6 +30,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from parlour.service.domain.errors import MAX_MESSAGE, BadRequest, shorten
+from parlour.service.grpc.status import details
 from parlour.service.grpc.wrapping import Handler, WrappingInterceptor
 
 #: The largest request the server reads (the transport refuses bigger ones with
@@ -138,6 +139,8 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 class LimitExceeded(BadRequest):
     """A request field over its documented limit, or holding a control character."""
+
+    REASON = "LIMIT_EXCEEDED"
 
 
 def item_limit(field: FieldDescriptor) -> int | None:
@@ -251,7 +254,11 @@ async def _refuse_bad(request: Any, context: grpc.aio.ServicerContext[Any, Any])
         check_metadata(context.invocation_metadata())
         check_request(request)
     except LimitExceeded as error:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, error.message[:MAX_MESSAGE])
+        message = error.message[:MAX_MESSAGE]
+        trailer = details(
+            grpc.StatusCode.INVALID_ARGUMENT, message, error.REASON, error.reason_args
+        )
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message, trailing_metadata=trailer)
 
 
 class LimitsInterceptor(WrappingInterceptor):

@@ -34,6 +34,7 @@ from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from parlour.service.grpc.status import details
 from parlour.service.grpc.wrapping import Handler, WrappingInterceptor
 
 #: trailing metadata key of a refusal: how many seconds to wait (a decimal string)
@@ -314,11 +315,9 @@ class RatesInterceptor(WrappingInterceptor):
 
 
 async def _abort(context: grpc.aio.ServicerContext[Any, Any], refused: Refusal) -> None:
-    await context.abort(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        refused.message,
-        trailing_metadata=((RETRY_AFTER_KEY, f"{refused.wait:.3f}"),),
-    )
+    code, wait = grpc.StatusCode.RESOURCE_EXHAUSTED, f"{refused.wait:.3f}"
+    said = details(code, refused.message, "RATE_LIMITED", {"wait_seconds": wait})
+    await context.abort(code, refused.message, trailing_metadata=((RETRY_AFTER_KEY, wait), *said))
 
 
 def _spectated_table(request: Any) -> str | None:

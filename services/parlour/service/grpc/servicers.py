@@ -33,6 +33,7 @@ from parlour.v1 import (
     replay_pb2,
     replay_pb2_grpc,
 )
+from parlour.words import current as current_language
 
 
 def credentials(context: Context) -> Credentials:
@@ -52,16 +53,6 @@ def credentials(context: Context) -> Credentials:
         worker_token=found.get(auth.WORKER_TOKEN_KEY),
         worker_id=found.get(auth.WORKER_ID_KEY),
     )
-
-
-def language(context: Context) -> str:
-    """The first language of the call's ``accept-language`` metadata ("pl" of "pl-PL,en;q=0.8"),
-    "" when none is sent."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language":
-            text = value if isinstance(value, str) else value.decode()
-            return text.split(",")[0].split(";")[0].split("-")[0].strip().lower()
-    return ""
 
 
 class _OverApp:
@@ -118,13 +109,13 @@ class CatalogueServicer(catalogue_pb2_grpc.CatalogueServiceServicer):
     ) -> catalogue_pb2.GetGameResponse:
         if not request.game:
             raise errors.BadRequest("game is required")
-        info = get_game(request.game)  # names an unknown game
-        translated = info.rules_text_in(language(context))
-        if translated is None:
+        info = get_game(request.game)  # get_game names an unknown game
+        said = convert.rules_in(info, current_language())  # the rules in the call's language
+        if said is None:
             return self._games[info.id]
         answer = catalogue_pb2.GetGameResponse()
         answer.CopyFrom(self._games[info.id])
-        answer.game.rules_text = translated  # the rules in the caller's language (hearts.pl.md)
+        answer.game.rules_text = said
         return answer
 
     def _info(self, info: GameInfo, *, with_rules: bool) -> catalogue_pb2.GameInfo:

@@ -5,6 +5,14 @@ application's, the engine's and the store's errors each have their code, so
 an unexpected error is logged and answered deliberately (INTERNAL, with an
 incident id), never as UNKNOWN and never with a traceback. :func:`unary`
 and :func:`streaming` wrap the handlers with it.
+
+Every refusal also carries, beside its English message, the standard rich
+error model in the ``grpc-status-details-bin`` trailer: a ``google.rpc.Status``
+with one ``google.rpc.ErrorInfo`` detail (``reason``, the code from
+``common.proto``; ``domain`` "parlour"; ``metadata``, its arguments), so a
+client can say it in its player's language (:func:`refusal_for`,
+:func:`details`). The guards also set the call's language
+(:data:`parlour.words.LANGUAGE`) from the ``accept-language`` metadata.
 """
 
 from __future__ import annotations
@@ -17,9 +25,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias, TypeVar
 
 import grpc
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
 
 from parlour.engine.errors import (
     BadDeck,
+    EngineError,
     GameOver,
     IllegalAction,
     InvalidOptions,
@@ -34,6 +45,7 @@ from parlour.service.store.protocol import (
     StoreUnavailable,
     UnknownTable,
 )
+from parlour.words import LANGUAGE, negotiate
 
 log = logging.getLogger("parlour.service")
 
@@ -103,6 +115,56 @@ def _status_for(error: BaseException) -> tuple[grpc.StatusCode, str]:
     return grpc.StatusCode.INTERNAL, f"internal error, logged as incident {incident}"
 
 
+#: the ErrorInfo domain of every Parlour refusal
+DOMAIN = "parlour"
+#: the call metadata key naming the language words are said in (an Accept-Language value)
+LANGUAGE_KEY = "accept-language"
+
+
+def refusal_for(error: BaseException) -> tuple[str, dict[str, str]]:
+    """The machine-readable reason of ``error`` and its arguments (strings):
+    ("MUST_FOLLOW_SUIT", {"seat": "1", "card": "QS", "led": "H"})."""
+    if isinstance(error, EngineError):
+        return error.reason, dict(error.reason_args)
+    if isinstance(error, errors.ServiceError):
+        return error.REASON, dict(error.reason_args)
+    if isinstance(error, UnknownTable):
+        return "TABLE_NOT_FOUND", {}
+    if isinstance(error, ConcurrencyConflict | DuplicateRequest):
+        return "CONFLICT", {}
+    if isinstance(error, StoreUnavailable):
+        return "UNAVAILABLE", {}
+    return "INTERNAL", {}
+
+
+def details(
+    code: grpc.StatusCode, message: str, reason: str, args: dict[str, str]
+) -> tuple[tuple[str, str | bytes], ...]:
+    """The ``grpc-status-details-bin`` trailer of a refusal: a google.rpc.Status with
+    one ErrorInfo (``reason``, ``domain`` "parlour", ``metadata`` = ``args``)."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=args)
+    status = status_pb2.Status(code=code.value[0], message=message)
+    status.details.add().Pack(info)
+    return tuple(rpc_status.to_status(status).trailing_metadata)
+
+
+async def abort(context: Context, error: BaseException) -> None:
+    """Abort the call with ``error``'s status, message and reason."""
+    code, message = status_for(error)
+    reason, args = refusal_for(error)
+    if code is grpc.StatusCode.INTERNAL:
+        args = {"incident": message.rsplit(" ", 1)[-1]}
+    await context.abort(code, message, trailing_metadata=details(code, message, reason, args))
+
+
+def call_language(context: Context) -> str:
+    """The language the call asks its words in (its ``accept-language`` metadata)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == LANGUAGE_KEY:
+            return negotiate(value if isinstance(value, str) else value.decode())
+    return negotiate(None)
+
+
 def unary(
     method: Callable[[S, Req, Context], Awaitable[Resp]],
 ) -> Callable[[S, Req, Context], Awaitable[Resp]]:
@@ -110,13 +172,13 @@ def unary(
 
     @functools.wraps(method)
     async def guarded(self: S, request: Req, context: Context) -> Resp:
+        LANGUAGE.set(call_language(context))  # each call runs in its own task
         try:
             return await method(self, request, context)
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            code, message = status_for(error)
-            await context.abort(code, message)
+            await abort(context, error)
             raise AssertionError("abort returned") from error
 
     return guarded
@@ -129,13 +191,13 @@ def streaming(
 
     @functools.wraps(method)
     async def guarded(self: S, request: Req, context: Context) -> AsyncIterator[Resp]:
+        LANGUAGE.set(call_language(context))
         try:
             async for item in method(self, request, context):
                 yield item
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as error:
-            code, message = status_for(error)
-            await context.abort(code, message)
+            await abort(context, error)
 
     return guarded
