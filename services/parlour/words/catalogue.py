@@ -65,7 +65,7 @@ def negotiate(header: str | None) -> str:
     ranked: list[tuple[float, int, str]] = []
     for index, part in enumerate(header.split(",")):
         tag, _, params = part.strip().partition(";")
-        tag = tag.split(".")[0].split("@")[0].strip().replace("_", "-")
+        tag = tag.split(".")[0].split("@")[0].strip().replace("_", "-").lower()
         quality = 1.0
         if params.strip().startswith("q="):
             try:
