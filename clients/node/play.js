@@ -96,12 +96,27 @@ function randomFrom(seed) {
   };
 }
 
-function unary(client, method, request, metadata) {
+function unaryOnce(client, method, request, metadata) {
   return new Promise((resolve, reject) => {
     client[method](request, metadata || new grpc.Metadata(), (error, response) =>
       error ? reject(error) : resolve(response),
     );
   });
+}
+
+// A call refused for its rate (RESOURCE_EXHAUSTED with the seconds to wait in the
+// `retry-after` trailing metadata, see common.proto) changed nothing: wait and send it again.
+async function unary(client, method, request, metadata) {
+  for (let waits = 0; ; waits++) {
+    try {
+      return await unaryOnce(client, method, request, metadata);
+    } catch (error) {
+      const [after] = error.metadata ? error.metadata.get("retry-after") : [];
+      const wait = Number(after);
+      if (error.code !== grpc.status.RESOURCE_EXHAUSTED || !(wait <= 5) || waits >= 20) throw error;
+      await sleep(Math.max(wait, 0.05) * 1000);
+    }
+  }
 }
 
 function withToken(key, token) {

@@ -107,6 +107,14 @@ def served(postgres_url: str, tmp_path: Path) -> Iterator[str]:
             "127.0.0.1:0",
             "--database-url",
             postgres_url,
+            # the client drops its Watch every 10 updates (--drop-every) and plays as
+            # fast as it can: more than a person's default rates from one address
+            "--watch-per-minute",
+            "1000",
+            "--act-per-second",
+            "200",
+            "--view-per-second",
+            "200",
         ],
         log,
     )
