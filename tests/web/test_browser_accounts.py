@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from tests.web.test_browser_table import DESKTOP, PHONE, host, move, open_page, shot
+from tests.web.waiting import wait_until
 
 
 def account_form(page: Any, button: str, name: str, password: str) -> None:
@@ -86,7 +87,7 @@ def test_a_guest_claims_a_name_and_resumes_the_seat_in_another_browser(
 
     old = session_cookie(second)
     second.click("#account [data-account='signout']")
-    second.wait_for_function("document.querySelector('#account').innerText.includes('guest')")
+    wait_until(second, "document.querySelector('#account').innerText.includes('guest')")
     dead = httpx.post(
         f"{web_stack}/api/PlayService/GetView",
         json={"tableId": table_id, "seat": 0},

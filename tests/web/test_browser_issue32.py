@@ -31,6 +31,7 @@ from tests.web.test_browser_table import (
     move,
     shot,
 )
+from tests.web.waiting import wait_until
 
 
 def open_page(
@@ -122,8 +123,9 @@ def test_the_rules_page_from_setup_and_table_in_the_players_language(
     page.select_option("#game", "kaiser")
     page.click("#read-rules")
     page.wait_for_selector(".rules h2")
-    assert "nie są jeszcze przetłumaczone" in page.inner_text(".rules-note")
-    assert page.get_attribute(".rules", "lang") == "en"
+    assert "Kaiser — zasady" in page.inner_text(".rules")  # the translation
+    assert page.locator(".rules-note").count() == 0
+    assert page.get_attribute(".rules", "lang") != "en"
     shot(page, "rules-kaiser-pl")
     page.click("[data-back]")
     # from the table
@@ -178,8 +180,8 @@ def test_a_dimmed_card_says_why_not_and_the_banner_leaves_the_cards_clear(
             and not page.locator("[data-pass-send]").count()
         ):
             dim.first.click(position=CORNER, force=True)  # aria-disabled, yet a person may tap it
-            page.wait_for_function(
-                "document.querySelector('.refusal').textContent.length > 0", timeout=10_000
+            wait_until(
+                page, "document.querySelector('.refusal').textContent.length > 0", timeout=10
             )
             refused = page.inner_text(".refusal")
             box = page.locator(".refusal").bounding_box()
@@ -292,7 +294,7 @@ def test_invitation_copied_last_trick_peek_title_and_four_colours(
     table_id = host(page, "Uma", "hearts", {1: "person"})
     page.wait_for_selector(".waiting")
     page.click("[data-copy]")
-    page.wait_for_function("document.querySelector('.copied').textContent.length > 0")
+    wait_until(page, "document.querySelector('.copied').textContent.length > 0")
     assert page.evaluate("navigator.clipboard.readText()").endswith(f"#/join/{table_id}")
     shot(page, "invite-copied")
     friend = open_page(browser, web_stack, DESKTOP, f"#/join/{table_id}")

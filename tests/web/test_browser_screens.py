@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.web.test_browser_table import CORNER, DESKTOP, HOLD, PHONE, continue_summary, move
+from tests.web.waiting import wait_until
 
 AXE = Path(__file__).parent / "axe"
 SCREENS = Path(__file__).resolve().parents[2] / "build" / "screens" / "web"
@@ -98,7 +99,9 @@ class Camera:
 
 
 def new_page(browser: Any, base: str, language: str, where: str = "") -> Any:
-    context = browser.new_context(viewport=DESKTOP, locale=LOCALES[language])
+    # bypass_csp: the scan injects axe-core as an inline script, which the page's
+    # Content-Security-Policy (tested on its own in test_csp.py) rightly refuses
+    context = browser.new_context(viewport=DESKTOP, locale=LOCALES[language], bypass_csp=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -137,8 +140,8 @@ def play_to_summary(
             and not page.locator("[data-pass-send]").count()
         ):
             dim.first.click(position=CORNER, force=True)
-            page.wait_for_function(
-                "document.querySelector('.refusal').textContent.length > 0", timeout=10_000
+            wait_until(
+                page, "document.querySelector('.refusal').textContent.length > 0", timeout=10
             )
             camera.shoot("refusal")
             refusal = False

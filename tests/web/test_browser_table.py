@@ -24,6 +24,7 @@ except ImportError:  # the browser fixture skips (or, under CI=true, fails) firs
     PlaywrightError = Exception  # type: ignore[misc, assignment]
 
 from tests.web.conftest import ARTIFACTS
+from tests.web.waiting import wait_until
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -41,16 +42,6 @@ def open_page(browser: Any, base: str, size: dict[str, int], where: str = "") ->
     page.errors = errors
     page.goto(f"{base}/{HOLD}{where}")
     return page
-
-
-def wait_until(page: Any, expression: str, timeout: float = 30.0) -> None:
-    """Poll ``expression`` in the page until it is true. (Playwright's wait_for_function
-    evaluates its predicate with eval, which the page's Content-Security-Policy refuses.)"""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(expression):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the page never met: {expression}")
-        time.sleep(0.05)
 
 
 def shot(page: Any, name: str) -> None:
