@@ -5,7 +5,9 @@
 // account (here or in another browser: the account's seats come along), and
 // sign out. The header shows who you are.
 import { ApiError, forgetSeat, rpc, saveSeat, savedSeats } from "./api.js";
+import { t } from "./i18n.js";
 import { escape } from "./summary.js";
+import { refusalWords } from "./words.js";
 
 let current = null;
 
@@ -48,11 +50,11 @@ export function renderAccount(box, { onChange }) {
   const draw = () => {
     if (!current) { box.innerHTML = ""; return; }
     const who = current.guest
-      ? `<span class="who">Playing as a guest</span>`
-      : `<span class="who">Signed in as <strong>${escape(current.name)}</strong></span>`;
+      ? `<span class="who">${escape(t("account.guest"))}</span>`
+      : `<span class="who">${escape(t("account.signed_in_as", { name: current.name }))}</span>`;
     const buttons = current.guest
-      ? `<button data-account="claim">Claim a name</button><button data-account="signin">Sign in</button>`
-      : `<button data-account="signout">Sign out</button>`;
+      ? `<button data-account="claim">${escape(t("account.claim"))}</button><button data-account="signin">${escape(t("account.sign_in"))}</button>`
+      : `<button data-account="signout">${escape(t("account.sign_out"))}</button>`;
     box.innerHTML = `${who} ${buttons}`;
     box.querySelectorAll("[data-account]").forEach((button) => {
       button.onclick = () => (button.dataset.account === "signout" ? signOut() : openForm(button.dataset.account));
@@ -74,13 +76,12 @@ export function renderAccount(box, { onChange }) {
     const claim = kind === "claim";
     const dialog = document.createElement("dialog");
     dialog.className = "account-form";
-    dialog.innerHTML = `<form method="dialog"><h2>${claim ? "Claim a name" : "Sign in"}</h2>` +
-      `<p class="muted">${claim ? "Keep this guest's tables under a name, and sign in with it on another device."
-        : "Sign in to a named account; its tables come along."}</p>` +
-      `<label>Name <input name="name" autocomplete="username" minlength="3" maxlength="24" required></label>` +
-      `<label>Password <input name="password" type="password" autocomplete="${claim ? "new-password" : "current-password"}" minlength="8" maxlength="256" required></label>` +
-      `<div class="buttons"><button class="primary" type="submit">${claim ? "Claim" : "Sign in"}</button>` +
-      `<button type="button" data-cancel>Cancel</button></div><p class="refusal" role="alert"></p></form>`;
+    dialog.innerHTML = `<form method="dialog"><h2>${escape(t(claim ? "account.claim" : "account.sign_in"))}</h2>` +
+      `<p class="muted">${escape(t(claim ? "account.claim_help" : "account.sign_in_help"))}</p>` +
+      `<label>${escape(t("account.name"))} <input name="name" autocomplete="username" minlength="3" maxlength="24" required></label>` +
+      `<label>${escape(t("account.password"))} <input name="password" type="password" autocomplete="${claim ? "new-password" : "current-password"}" minlength="8" maxlength="256" required></label>` +
+      `<div class="buttons"><button class="primary" type="submit">${escape(t(claim ? "account.claim_button" : "account.sign_in"))}</button>` +
+      `<button type="button" data-cancel>${escape(t("account.cancel"))}</button></div><p class="refusal" role="alert"></p></form>`;
     document.body.appendChild(dialog);
     const form = dialog.querySelector("form");
     const close = () => { dialog.close(); dialog.remove(); };
@@ -96,7 +97,7 @@ export function renderAccount(box, { onChange }) {
         close();
         await changed();
       } catch (error) {
-        dialog.querySelector(".refusal").textContent = error.message;
+        dialog.querySelector(".refusal").textContent = refusalWords(error, null);
       }
     };
     dialog.showModal();

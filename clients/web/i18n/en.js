@@ -277,4 +277,16 @@ export default {
   "rules.back": "Back",
   "rules.title": "The rules of {game}, as this server plays them",
   "rules.english_only": "These rules are not translated yet; here they are in English.",
+  // -- the account in the header (sign in, claim a name)
+  "account.guest": "Playing as a guest",
+  "account.signed_in_as": "Signed in as {name}",
+  "account.claim": "Claim a name",
+  "account.sign_in": "Sign in",
+  "account.sign_out": "Sign out",
+  "account.claim_help": "Keep this guest's tables under a name, and sign in with it on another device.",
+  "account.sign_in_help": "Sign in to a named account; its tables come along.",
+  "account.name": "Name",
+  "account.password": "Password",
+  "account.claim_button": "Claim",
+  "account.cancel": "Cancel",
 };

@@ -281,6 +281,18 @@ export default {
   "rules.back": "Wróć",
   "rules.title": "Zasady gry {game}, tak jak gra ten serwer",
   "rules.english_only": "Te zasady nie są jeszcze przetłumaczone; oto wersja angielska.",
+  // -- konto w nagłówku (logowanie, zajęcie nazwy)
+  "account.guest": "Grasz jako gość",
+  "account.signed_in_as": "Zalogowano jako {name}",
+  "account.claim": "Zajmij nazwę",
+  "account.sign_in": "Zaloguj się",
+  "account.sign_out": "Wyloguj się",
+  "account.claim_help": "Zachowaj stoły tego gościa pod nazwą i loguj się nią na innym urządzeniu.",
+  "account.sign_in_help": "Zaloguj się na konto z nazwą; jego stoły przejdą razem z tobą.",
+  "account.name": "Nazwa",
+  "account.password": "Hasło",
+  "account.claim_button": "Zajmij",
+  "account.cancel": "Anuluj",
 };
 
 /** Texts the server's catalogue sends in English: game names, summaries, end rules, options. */
