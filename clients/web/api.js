@@ -6,12 +6,14 @@
 import { lang } from "./i18n.js";
 
 export class ApiError extends Error {
-  /** ``reason`` and ``args``: the refusal's code and arguments, when the service sends them. */
-  constructor(code, message, reason = "", args = {}) {
+  /** ``reason`` and ``args``: the refusal's code and arguments, when the service sends them;
+   * ``localized``: the service's words for it in the page's language. */
+  constructor(code, message, reason = "", args = {}, localized = "") {
     super(message);
     this.code = code;
     this.reason = reason;
     this.args = args;
+    this.localized = localized;
   }
 }
 
@@ -28,7 +30,7 @@ export async function rpc(method, body, tokens = {}, language = lang()) {
   const response = await fetch(`/api/${method}`, { method: "POST", headers, body: JSON.stringify(body || {}) });
   let data = {};
   try { data = await response.json(); } catch { /* an empty or non-JSON body */ }
-  if (!response.ok) throw new ApiError(data.code || String(response.status), data.message || response.statusText, data.reason || "", data.args || {});
+  if (!response.ok) throw new ApiError(data.code || String(response.status), data.message || response.statusText, data.reason || "", data.args || {}, data.localized || "");
   return data;
 }
 
@@ -60,7 +62,7 @@ export function watch(tableId, seat, token, { onUpdate, onStatus, onFatal }) {
         const problem = JSON.parse(event.data);
         source.close();
         stopped = true;
-        onFatal && onFatal(new ApiError(problem.code, problem.message, problem.reason || "", problem.args || {}));
+        onFatal && onFatal(new ApiError(problem.code, problem.message, problem.reason || "", problem.args || {}, problem.localized || ""));
         return;
       }
       if (stopped) return;

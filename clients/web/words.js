@@ -130,7 +130,8 @@ export function refusalWords(error, view) {
     for (const [name, value] of Object.entries(error.args || {})) args[name] = say(String(value), view);
     return t(`reason.${error.reason}`, args);
   }
-  return say((error && error.message) || "", view);
+  // the service's own words in the page's language, else its English message
+  return say((error && (error.localized || error.message)) || "", view);
 }
 
 /**

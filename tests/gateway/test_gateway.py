@@ -227,11 +227,13 @@ async def test_a_refusal_carries_its_reason_and_words_follow_accept_language(
             "requestId": str(uuid.uuid4()),
             "action": {"text": f"play {card_not_held}"},
         },
-        **{"X-Parlour-Seat-Token": tokens[1 - seat]},
+        **{"X-Parlour-Seat-Token": tokens[1 - seat], "Accept-Language": "pl"},
     )
     body = refused.json()
     assert body["reason"] in ("CARD_NOT_IN_HAND", "NOT_YOUR_TURN"), body
     assert body["args"]["seat"] == str(1 - seat)
+    # and the service's own words for it, in the language asked (LocalizedMessage)
+    assert body["localized"].startswith(("Nie masz karty ", "To nie twoja kolej")), body
     wrong = await post(
         gateway,
         "PlayService/GetView",

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2, status_pb2
 
 from parlour.client import ParlourClient, ParlourError, Seat
-from parlour.v1 import play_pb2
+from parlour.v1 import play_pb2, play_pb2_grpc
 from parlour.words import say_phrase
 from tests.service.harness import running_service, seated_table
 
@@ -118,3 +119,32 @@ async def test_the_rules_come_in_the_language_the_call_asks(sqlite_url: str) -> 
         async with ParlourClient(service.address, language="pl") as polish:
             kierki = await polish.get_game("hearts")
         assert kierki.rules_text == (packaged / "hearts.pl.md").read_text("utf-8")
+
+
+async def test_a_refusal_carries_its_words_in_the_calls_language(store_url: str) -> None:
+    """Beside its reason, a refusal carries a google.rpc.LocalizedMessage: the
+    phrasebook's sentence in the language the call asked for (for a client with
+    no catalogue of its own)."""
+    async with running_service(store_url) as service:
+        table = await seated_table(service.client, "hearts", 4)
+        seat = table.seats[0]
+        theirs = await table.seats[1].view()
+        card = theirs.view.hand[0]
+        said: dict[str, str] = {}
+        for language in ("pl", "en"):
+            async with grpc.aio.insecure_channel(service.address) as channel:
+                stub = play_pb2_grpc.PlayServiceStub(channel)
+                request = play_pb2.ActRequest(table_id=table.table_id, seat=seat.seat)
+                request.action.text = f"give {card}"
+                metadata = (("x-parlour-seat-token", seat.token), ("accept-language", language))
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await stub.Act(request, metadata=metadata)
+            details = dict(caught.value.trailing_metadata() or ())["grpc-status-details-bin"]
+            status = status_pb2.Status.FromString(details)
+            for detail in status.details:
+                message = error_details_pb2.LocalizedMessage()
+                if detail.Unpack(message):
+                    said[message.locale] = message.message
+        assert said["pl"] == say_phrase("reason.CARD_NOT_IN_HAND", "pl", seat="0", card=card)
+        assert said["pl"].startswith("Nie masz karty ")
+        assert said["en"] == say_phrase("reason.CARD_NOT_IN_HAND", "en", seat="0", card=card)

@@ -212,15 +212,19 @@ def _error_body(
 ) -> dict[str, Any]:
     """A refusal as JSON: its code and English message, and (when the server sent
     one) its ``reason`` and ``args`` from the google.rpc.ErrorInfo in the
-    ``grpc-status-details-bin`` trailer, for the browser to say in its language."""
+    ``grpc-status-details-bin`` trailer, for the browser to say in its language, and
+    ``localized``, the service's own words for it in the call's language."""
     body: dict[str, Any] = {"code": code.name, "message": message}
     for key, value in (exc.trailing_metadata() or ()) if exc is not None else ():
         if key == "grpc-status-details-bin" and isinstance(value, bytes):
             status = status_pb2.Status.FromString(value)
             for detail in status.details:
                 info = error_details_pb2.ErrorInfo()
+                said = error_details_pb2.LocalizedMessage()
                 if detail.Unpack(info) and info.domain == "parlour":
                     body["reason"], body["args"] = info.reason, dict(info.metadata)
+                elif detail.Unpack(said):
+                    body["localized"] = said.message
     return body
 
 

@@ -45,7 +45,9 @@ from parlour.service.store.protocol import (
     StoreUnavailable,
     UnknownTable,
 )
-from parlour.words import LANGUAGE, negotiate
+from parlour.words import LANGUAGE, negotiate, say_phrase
+from parlour.words import current as current_language
+from parlour.words.catalogue import has as has_phrase
 
 log = logging.getLogger("parlour.service")
 
@@ -145,7 +147,24 @@ def details(
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=args)
     status = status_pb2.Status(code=code.value[0], message=message)
     status.details.add().Pack(info)
+    said = localized(reason, args)
+    if said is not None:
+        status.details.add().Pack(said)
     return tuple(rpc_status.to_status(status).trailing_metadata)
+
+
+def localized(reason: str, args: dict[str, str]) -> error_details_pb2.LocalizedMessage | None:
+    """The refusal said in the call's language (a google.rpc.LocalizedMessage), for a
+    client without a catalogue of its own; None when the phrasebook has no words for it."""
+    key = f"reason.{reason}"
+    language = current_language()
+    if not has_phrase(key, language):
+        return None
+    try:
+        text = say_phrase(key, language, **args)
+    except (KeyError, ValueError):  # an argument the sentence needs is missing
+        return None
+    return error_details_pb2.LocalizedMessage(locale=language, message=text)
 
 
 async def abort(context: Context, error: BaseException) -> None:
