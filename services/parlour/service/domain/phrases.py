@@ -19,6 +19,7 @@ from parlour.service.domain.events import (
     GameStarted,
     SeatAway,
     SeatLeft,
+    SeatRemoved,
     SeatReturned,
     SeatTaken,
     TableExpired,
@@ -45,6 +46,8 @@ def event_phrase(event: DomainEvent, viewer: int | None) -> Phrase | None:
             return "event.seat_taken", {"seat": event.seat, "name": event.player_name or "?"}
         case SeatLeft():
             return "event.seat_left", {"seat": event.seat}
+        case SeatRemoved():
+            return "event.seat_removed", {"seat": event.seat}
         case SeatAway():
             return "event.seat_away", {"seat": event.seat, "level": event.bot_level or "normal"}
         case SeatReturned():
