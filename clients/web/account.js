@@ -51,7 +51,8 @@ export function renderAccount(box, { onChange }) {
     if (!current) { box.innerHTML = ""; return; }
     const who = current.guest
       ? `<span class="who">${escape(t("account.guest"))}</span>`
-      : `<span class="who">${escape(t("account.signed_in_as", { name: current.name }))}</span>`;
+      : `<span class="who">${escape(t("account.signed_in_as", { name: "{name}" }))
+        .replace("{name}", `<strong>${escape(current.name)}</strong>`)}</span>`;
     const buttons = current.guest
       ? `<button data-account="claim">${escape(t("account.claim"))}</button><button data-account="signin">${escape(t("account.sign_in"))}</button>`
       : `<button data-account="signout">${escape(t("account.sign_out"))}</button>`;
