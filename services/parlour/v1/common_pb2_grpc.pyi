@@ -146,6 +146,7 @@ refused where the engine knows it):
   REQUEST_ID_REUSED
   SCREW_THE_DEALER  {number, tricks}
   SHUTTING_DOWN
+  SIGN_IN_FAILED
   STALE_VERSION  {current, expected}
   STUCK_NOTHING_TO_DRAW
   TABLE_NOT_FOUND

@@ -38,6 +38,7 @@ from parlour.service.domain.errors import (
     NameTaken,
     NoSuchSession,
     NotSignedIn,
+    SignInFailed,
     WrongTableState,
 )
 from parlour.service.store.protocol import (
@@ -246,7 +247,7 @@ class Accounts:
         async with self._hashing:
             verified = await asyncio.to_thread(self._verify, account, password)
         if not verified:
-            raise NotSignedIn("no account has that name and password")
+            raise SignInFailed("no account has that name and password")
         assert account is not None
         if device_secret:
             await self.store.bind_device(digest(device_secret), account.account_id, utcnow())

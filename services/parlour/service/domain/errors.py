@@ -112,6 +112,12 @@ class NotSignedIn(ServiceError):
     REASON = "NOT_SIGNED_IN"
 
 
+class SignInFailed(NotSignedIn):
+    """No account has that name and password (which of the two is wrong is not said)."""
+
+    REASON = "SIGN_IN_FAILED"
+
+
 class NameTaken(ServiceError):
     """Another account has claimed that name."""
 
