@@ -303,7 +303,17 @@ def test_every_limit_is_in_the_readme_and_the_contract_with_its_default() -> Non
     assert RETRY_AFTER_KEY in proto and "RESOURCE_EXHAUSTED" in proto
 
 
-async def test_a_caller_is_its_address_until_accounts_exist() -> None:
+class _Called:
+    """The part of a gRPC servicer context caller_account reads: the call's metadata."""
+
+    def __init__(self, *metadata: tuple[str, str]) -> None:
+        self._metadata = metadata
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata
+
+
+async def test_a_caller_is_its_address_and_its_session() -> None:
     assert rates.peer_address("ipv4:192.0.2.7:5000") == "192.0.2.7"
     assert rates.peer_address("ipv6:[2001:db8::1]:5000") == "2001:db8::1"
     assert rates.peer_address("unix:/tmp/x") is None
@@ -313,4 +323,10 @@ async def test_a_caller_is_its_address_until_accounts_exist() -> None:
         != (rates.address_key("2001:db8:0:1::1"))
     )
     assert rates.address_key("::ffff:192.0.2.7") == "192.0.2.7"
-    assert await rates.caller_account(None) is None  # type: ignore[arg-type]
+    anonymous = _Called(("x-parlour-seat-token", "t"))
+    assert await rates.caller_account(anonymous) is None  # type: ignore[arg-type]
+    ada = await rates.caller_account(_Called(("authorization", "Bearer s1")))  # type: ignore[arg-type]
+    again = await rates.caller_account(_Called(("authorization", "Bearer s1")))  # type: ignore[arg-type]
+    other = await rates.caller_account(_Called(("authorization", "Bearer s2")))  # type: ignore[arg-type]
+    assert ada is not None and ada == again != other
+    assert "s1" not in ada  # a hash of the token, never the token

@@ -1,17 +1,16 @@
 """The limits of a public server: rates and caps per caller, at the gRPC edge.
 
 Every caller is known by its address (the peer's IP; an IPv6 peer by its /64,
-the block one subscriber holds; behind a trusted proxy such as the gateway,
-the address the proxy names in ``x-parlour-client-address``) and, once
-accounts exist, by its account (:func:`caller_account`, the one hook they
-fill). :class:`RatesInterceptor` holds each key to the rates of
-:class:`Rates` on HostTable, JoinTable, Act, GetView and Watch (moving
-windows from the ``limits`` library: a burst of N, then N per period, like a
-token bucket of N refilled over the period) and caps the Watch streams one
-caller holds open and the spectators watching one table. A call past one is
-RESOURCE_EXHAUSTED with the wait in the trailing metadata key ``retry-after``
-(seconds, a decimal string). A call with the right worker token (an AI
-worker plays many tables) is exempt.
+the block one subscriber holds; behind a trusted proxy such as the gateway, the
+address the proxy names in ``x-parlour-client-address``) and, when it has a
+session, by that session (:func:`caller_account`). :class:`RatesInterceptor`
+holds each key to the rates of :class:`Rates` on HostTable, JoinTable, Act,
+GetView and Watch (moving windows from the ``limits`` library: a burst of N,
+then N per period, like a token bucket of N refilled over the period) and caps
+the Watch streams one caller holds open and the spectators watching one table. A
+call past one is RESOURCE_EXHAUSTED with the wait in the trailing metadata key
+``retry-after`` (seconds, a decimal string). A call with the right worker token
+(an AI worker plays many tables) is exempt.
 
 The counts live in this process's memory: each replica limits what it serves
 (with two replicas a caller gets up to twice the rate; see ARCHITECTURE.md).
@@ -34,6 +33,7 @@ from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from parlour.service.app.accounts import AUTHORIZATION_KEY
 from parlour.service.grpc.status import details
 from parlour.service.grpc.wrapping import Handler, WrappingInterceptor
 
@@ -109,12 +109,18 @@ def rates_from(values: dict[str, int | None], environ: dict[str, str]) -> Rates:
 
 
 async def caller_account(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
-    """The account the call is made as, or None for an anonymous caller.
+    """The key of the session the call is made in (one account's), or None for a
+    caller without one.
 
-    The hook accounts fill: until there are sessions every caller is anonymous,
-    and only its address is limited. Return the account id here (a coroutine, so
-    it may look the session up) and every rate and cap holds for the account too.
+    The session stands for its account without a store read on every call: an
+    account holds the rates of each of its sessions, and a new session costs a
+    sign-in (an argon2id hash) or a new guest account, both bound by the address's
+    rates. The key is a hash of the token, so the token itself is never kept here.
     """
+    for key, value in context.invocation_metadata() or ():
+        if key == AUTHORIZATION_KEY:
+            token = value if isinstance(value, str) else value.decode(errors="replace")
+            return hashlib.sha256(token.encode()).hexdigest()[:32]
     return None
 
 
