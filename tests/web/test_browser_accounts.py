@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from tests.web.test_browser_table import DESKTOP, PHONE, host, move, open_page, shot
-from tests.web.waiting import wait_until
+from tests.web.waiting import StallGuard, wait_until
 
 
 def account_form(page: Any, button: str, name: str, password: str) -> None:
@@ -24,9 +24,9 @@ def account_form(page: Any, button: str, name: str, password: str) -> None:
 
 def play_until_moved(page: Any, moves: int, seconds: float = 90) -> None:
     """Make ``moves`` moves by clicking, as this page's seat gets its turns."""
-    made, deadline = 0, time.monotonic() + seconds
+    made, stall = 0, StallGuard(page, seconds)
     while made < moves:
-        assert time.monotonic() < deadline, "the seat never got its turn"
+        stall.check("the seat never got its turn")
         if page.locator(".overlay.summary [data-continue]").count():
             page.locator(".overlay.summary [data-continue]").first.click()
         elif move(page):

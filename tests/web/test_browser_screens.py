@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.web.test_browser_table import CORNER, DESKTOP, HOLD, PHONE, continue_summary, move
-from tests.web.waiting import wait_until
+from tests.web.waiting import StallGuard, wait_until
 
 AXE = Path(__file__).parent / "axe"
 SCREENS = Path(__file__).resolve().parents[2] / "build" / "screens" / "web"
@@ -125,9 +125,9 @@ def play_to_summary(
     page: Any, camera: Camera | None = None, *, trick: bool = False, refusal: bool = False
 ) -> None:
     """Moves until the hand summary shows; on the way photographs a trick and a refusal."""
-    deadline = time.monotonic() + 150
+    stall = StallGuard(page)
     while not page.locator(".overlay.summary").count():
-        assert time.monotonic() < deadline, "the hand did not finish"
+        stall.check("the hand did not finish")
         if camera and trick and page.locator(".middle .in-trick").count() >= 3:
             camera.shoot("trick")
             trick = False
