@@ -22,14 +22,11 @@ import argparse
 import asyncio
 import contextlib
 import os
-import signal
 import socket
 import statistics
-import subprocess
 import sys
-import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,46 +38,13 @@ from parlour.client import tokens
 from parlour.service.grpc import limits as grpc_limits
 from parlour.service.grpc.rates import Rates
 from parlour.v1 import lobby_pb2, lobby_pb2_grpc, play_pb2, play_pb2_grpc
-from tests.fuzz.campaign import DEFAULT_ADMIN_URL, free_port, scratch_database
+from tests.fuzz.campaign import DEFAULT_ADMIN_URL, free_port, process, scratch_database
 from tests.service.test_page_tokens import forged_tokens
 
-WORKER_TOKEN = "abuse-worker-token-0123456789"
 LIMITS = Rates()
 
 
 # -- processes ---------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def process(command: list[str], log: Path, announce: str) -> Iterator[tuple[str, int]]:
-    """Run ``command``; yield (what follows ``announce`` on its stdout, its pid)."""
-    env = {**os.environ, "PARLOUR_WORKER_TOKEN": WORKER_TOKEN}
-    with log.open("w") as errors:
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True, env=env)
-    found: list[str] = []
-
-    def read() -> None:
-        assert child.stdout is not None
-        for line in child.stdout:
-            if announce in line and not found:
-                found.append(line.split(announce, 1)[1].split()[0])
-
-    threading.Thread(target=read, daemon=True).start()
-    deadline = time.monotonic() + 60
-    while not found and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    try:
-        if not found:
-            raise RuntimeError(f"{command[3]} did not start; see {log}")
-        yield found[0], child.pid
-    finally:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
 
 
 def status_of(pid: int) -> tuple[float, int]:

@@ -96,8 +96,9 @@ def scratch_database(admin_url: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def process(command: list[str], log: Path, announce: str) -> Iterator[str]:
-    """Run ``command``; yield the rest of its first stdout line containing ``announce``."""
+def process(command: list[str], log: Path, announce: str) -> Iterator[tuple[str, int]]:
+    """Run ``command``; yield the rest of its first stdout line containing ``announce``
+    (up to a space) and the child's pid."""
     with log.open("w") as errors:
         # the worker token is a secret: the service reads it from the environment, never argv
         env = {**os.environ, "PARLOUR_WORKER_TOKEN": WORKER_TOKEN}
@@ -117,7 +118,7 @@ def process(command: list[str], log: Path, announce: str) -> Iterator[str]:
     try:
         if not found:
             raise RuntimeError(f"{command[3]} did not start; see {log}")
-        yield found[0]
+        yield found[0], child.pid
     finally:
         if child.poll() is None:
             child.send_signal(signal.SIGTERM)
@@ -146,7 +147,7 @@ def running(database_url: str, logs: Path) -> Iterator[tuple[str, str]]:
     serve += ["--act-per-second", "1000000", "--view-per-second", "1000000"]
     serve += ["--watch-per-minute", "1000000", "--watch-streams", "100000"]
     serve += ["--spectators-per-table", "100000"]
-    with process(serve, logs / "serve.log", "serving on") as address:
+    with process(serve, logs / "serve.log", "serving on") as (address, _):
         port = free_port()
         gateway = [*cli, "gateway", "--server", address, "--port", str(port)]
         with process(gateway, logs / "gateway.log", "browser client on"):
