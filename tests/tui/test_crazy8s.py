@@ -102,8 +102,10 @@ async def test_a_refused_card_shows_the_servers_message(
                 expected_version=version,
             )
         except ParlourError as refusal:
-            # the same refusal, said from its reason with cards and seats in words
-            assert refusal.reason == "MUST_MATCH_SUIT_OR_RANK"
+            # the same refusal, said from its reason with cards and seats in words; just
+            # after a draw the rule that refuses it is that the drawn card must be played
+            drew = bool(view.must_play_card)
+            assert refusal.reason == ("MUST_PLAY_DRAWN_CARD" if drew else "MUST_MATCH_SUIT_OR_RANK")
             said = why_not(refusal, table.player_name_of)
             assert table.message.plain == f"Refused: {said}"
             assert refusal.reason_args["card"] == dimmed[0]
