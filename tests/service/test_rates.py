@@ -330,3 +330,53 @@ async def test_a_caller_is_its_address_and_its_session() -> None:
     other = await rates.caller_account(_Called(("authorization", "Bearer s2")))  # type: ignore[arg-type]
     assert ada is not None and ada == again != other
     assert "s1" not in ada  # a hash of the token, never the token
+
+
+async def test_a_refusal_pauses_at_most_its_wait_and_names_what_is_left() -> None:
+    """A caller that retries at once is slowed: each refusal is answered after
+    ``refusal_delay_ms`` (or the wait, if shorter), and ``retry-after`` holds what is
+    left of the wait. The pauses are recorded, not timed."""
+    interceptor = rates.RatesInterceptor(Rates(host_per_minute=1, view_per_second=1))
+    paused: list[float] = []
+
+    async def record(seconds: float) -> None:
+        paused.append(seconds)
+
+    interceptor.pause = record
+
+    async def answer(request: bytes, context: Any) -> bytes:
+        return b""
+
+    handlers = grpc.method_handlers_generic_handler(
+        "parlour.v1.LobbyService",
+        {"HostTable": grpc.unary_unary_rpc_method_handler(answer)},
+    )
+    viewing = grpc.method_handlers_generic_handler(
+        "parlour.v1.PlayService", {"GetView": grpc.unary_unary_rpc_method_handler(answer)}
+    )
+    server = grpc.aio.server(interceptors=[interceptor])
+    server.add_generic_rpc_handlers((handlers, viewing))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            host = channel.unary_unary("/parlour.v1.LobbyService/HostTable")
+            view = channel.unary_unary("/parlour.v1.PlayService/GetView")
+            await host(b"", timeout=10)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await host(b"", timeout=10)
+            assert paused == [1.0]  # the default pause: a minute's wait is longer
+            left = retry_after(refused.value)
+            assert 50 < left < 59.5  # the minute's wait less the pause already spent
+            await view(b"", timeout=10)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await view(b"", timeout=10)
+            assert 0 < paused[1] < 1.0  # a second's wait: the pause is the wait itself
+            assert retry_after(refused.value) == pytest.approx(0.001)
+        interceptor.rates = replace(interceptor.rates, refusal_delay_ms=0)
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            with pytest.raises(grpc.aio.AioRpcError):
+                await channel.unary_unary("/parlour.v1.LobbyService/HostTable")(b"", timeout=10)
+            assert len(paused) == 2  # 0 turns the pause off
+    finally:
+        await server.stop(0)

@@ -81,8 +81,9 @@ MAX_BODY_BYTES = 256 * 1024
 BODY_SECONDS = 10.0
 #: The largest response message taken from the service (its own send limit).
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
-#: How long a stream's answer waits for its first message (or refusal) before it starts.
-FIRST_MESSAGE_SECONDS = 1.0
+#: How long a stream's answer waits for its first message (or refusal) before it starts:
+#: longer than the service's pause before a refusal (``--refusal-delay-ms``, 1 s).
+FIRST_MESSAGE_SECONDS = 2.5
 #: The longest token header passed on (tokens are 43 characters).
 MAX_TOKEN_CHARS = 200
 

@@ -18,6 +18,7 @@ The counts live in this process's memory: each replica limits what it serves
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import ipaddress
@@ -65,6 +66,9 @@ class Rates:
     watch_streams: int = 16
     #: spectator Watch streams on one table at once (from every caller together)
     spectators_per_table: int = 32
+    #: milliseconds a refusal waits before it is answered (never more than the wait
+    #: it names): a caller that retries at once is slowed, not served faster
+    refusal_delay_ms: int = 1000
 
 
 @dataclass(frozen=True)
@@ -192,6 +196,8 @@ class RatesInterceptor(WrappingInterceptor):
         self.streams: Counter[str] = Counter()
         #: table id -> spectator streams open on it here
         self.spectators: Counter[str] = Counter()
+        #: how a refusal pauses (asyncio.sleep; a test may record the pauses instead)
+        self.pause: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     # -- who is calling ---------------------------------------------------------------
 
@@ -289,7 +295,7 @@ class RatesInterceptor(WrappingInterceptor):
                 try:
                     await self.check_rate(method, await self.caller_keys(context))
                 except Refusal as refused:
-                    await _abort(context, refused)
+                    await self.refuse(context, refused)
             return await behaviour(request, context)
 
         return rated
@@ -310,7 +316,7 @@ class RatesInterceptor(WrappingInterceptor):
                 await self.check_rate(method, keys)
                 self.open_stream(keys, spectated)
             except Refusal as refused:
-                await _abort(context, refused)
+                await self.refuse(context, refused)
             try:
                 async for item in behaviour(request, context):
                     yield item
@@ -318,6 +324,14 @@ class RatesInterceptor(WrappingInterceptor):
                 self.close_stream(keys, spectated)
 
         return rated
+
+    async def refuse(self, context: grpc.aio.ServicerContext[Any, Any], refused: Refusal) -> None:
+        """Answer RESOURCE_EXHAUSTED after the refusal's pause; the wait it names is what
+        is left of the caller's wait once the pause is over."""
+        pause = min(self.rates.refusal_delay_ms / 1000, refused.wait)
+        if pause > 0:
+            await self.pause(pause)
+        await _abort(context, Refusal(refused.message, max(refused.wait - pause, 0.001)))
 
 
 async def _abort(context: grpc.aio.ServicerContext[Any, Any], refused: Refusal) -> None:
