@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
+import pkgutil
 import re
 import signal
 import socket
@@ -53,14 +55,16 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from psycopg import sql
 
+import parlour.v1
 from parlour.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
     bots_pb2,
     catalogue_pb2,
     lobby_pb2,
     lobby_pb2_grpc,
     play_pb2,
     play_pb2_grpc,
-    replay_pb2,
 )
 from tests.fuzz.strategies import ACTION_TEXT, Known, MessageStrategies
 
@@ -69,6 +73,13 @@ DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 BAD_CODES = {"UNKNOWN", "INTERNAL"}
 #: Tokens a client may send: none, real ones (drawn from the pools), wrong and junk ones.
 JUNK_TOKENS = ["", "x", "wrong-token", "A" * 43, "t" * 101, "t" * 5000, "~!@#$%^&*()"]
+#: Authorization values a client may send that are not a session's: wrong schemes, junk.
+JUNK_AUTHORIZATION = ["Bearer", "Bearer ", "Bearer x", "Basic dXNlcjpwYXNz", "bearer " + "A" * 43]
+#: The metadata keys a token is sent under.
+TOKEN_KEYS = ["x-parlour-seat-token", "x-parlour-host-token", "x-parlour-worker-id"]
+#: The accounts the campaign makes in its setup (names and passwords join the pools).
+ACCOUNT_NAMES = ["Fuzzer", "Zażółć"]
+PASSWORD = "correct horse battery staple"
 #: Header values only HTTP can carry (gRPC clients refuse to send them): for the gateway.
 HTTP_ONLY_TOKENS = ["tab\there", "caf\u00e9", "two words"]
 
@@ -186,6 +197,9 @@ class Writes:
             ("tables", "table_id"),
             ("seats", "table_id, seat"),
             ("bot_leases", "table_id, seat"),
+            ("accounts", "account_id"),
+            ("devices", "device_hash"),
+            ("sessions", "session_id"),
         ):
             rows = f"string_agg(t::text, '|' ORDER BY {order})"
             query = f"SELECT count(*), md5(coalesce({rows}, '')) FROM {table} t"
@@ -226,8 +240,13 @@ class Rpc:
 
 
 def contract() -> list[Rpc]:
+    """Every RPC of every service in the generated contract (a new service is fuzzed
+    without a line here)."""
     rpcs = []
-    for module in (catalogue_pb2, lobby_pb2, play_pb2, replay_pb2, bots_pb2):
+    for found in sorted(pkgutil.iter_modules(parlour.v1.__path__), key=lambda m: m.name):
+        if not found.name.endswith("_pb2"):
+            continue
+        module = importlib.import_module(f"parlour.v1.{found.name}")
         for service in module.DESCRIPTOR.services_by_name.values():
             for method in service.methods:
                 rpcs.append(_rpc(service.name, method))
@@ -365,6 +384,7 @@ class Campaign:
                 lobby_pb2.StartTableRequest(table_id=bots.table.table_id),
                 metadata=(("x-parlour-host-token", bots.host_token),),
             )
+        self._accounts()
         play = play_pb2_grpc.PlayServiceStub(self.channel)
         for table_id in self.known.pool("table_id"):
             for key, token in self.tokens:
@@ -379,6 +399,29 @@ class Campaign:
                         for legal in view.view.legal_actions:
                             self.known.add("action_text", legal.action.text)
         self.writes.changed()
+
+    def _accounts(self) -> None:
+        """Guests on a few devices, two of them with names: sessions to send, and names,
+        passwords, device secrets and session ids for the pools."""
+        accounts = accounts_pb2_grpc.AccountServiceStub(self.channel)
+        for number in range(4):
+            secret = f"fuzz-device-{number}-" + "d" * 32
+            self.known.add("device_secret", secret)
+            request = accounts_pb2.AuthenticateDeviceRequest(device_secret=secret)
+            self.remember("/parlour.v1.AccountService/AuthenticateDevice", request, ())
+            guest = accounts.AuthenticateDevice(request)
+            self._harvest(guest)
+            bearer = (("authorization", f"Bearer {guest.session_token}"),)
+            if number < len(ACCOUNT_NAMES):
+                claim = accounts_pb2.ClaimNameRequest(name=ACCOUNT_NAMES[number], password=PASSWORD)
+                accounts.ClaimName(claim, metadata=bearer)
+                self.known.add("name", ACCOUNT_NAMES[number])
+                self.known.add("password", PASSWORD)
+                sign_in = accounts_pb2.SignInRequest(name=ACCOUNT_NAMES[number], password=PASSWORD)
+                self.remember("/parlour.v1.AccountService/SignIn", sign_in, ())
+            self._harvest(
+                accounts.ListSessions(accounts_pb2.ListSessionsRequest(), metadata=bearer)
+            )
 
     def remember(self, path: str, request: Message, metadata: tuple[tuple[str, str], ...]) -> None:
         pool = self.valid.setdefault(path, [])
@@ -410,11 +453,16 @@ class Campaign:
         for name, key in (
             ("host_token", "x-parlour-host-token"),
             ("seat_token", "x-parlour-seat-token"),
+            ("session_token", "authorization"),
         ):
             value = getattr(response, name, "")
+            if value and key == "authorization":
+                value = f"Bearer {value}"
             if value and (key, value) not in self.tokens:
                 self.tokens.append((key, value))
                 del self.tokens[:-400]
+        for session in getattr(response, "sessions", ()):
+            self.known.add("session_id", session.session_id)
         if isinstance(response, bots_pb2.ClaimTurnResponse) and response.claimed:
             self.known.add("table_id", response.table_id)
 
@@ -440,12 +488,11 @@ class Campaign:
                         )
                     )
                 else:
-                    key = draw(
-                        st.sampled_from(
-                            ["x-parlour-seat-token", "x-parlour-host-token", "x-parlour-worker-id"]
-                        )
-                    )
-                    found.append((key, draw(st.sampled_from(JUNK_TOKENS + HTTP_ONLY_TOKENS))))
+                    key = draw(st.sampled_from([*TOKEN_KEYS, "authorization"]))
+                    junk = JUNK_TOKENS + HTTP_ONLY_TOKENS
+                    if key == "authorization":
+                        junk = junk + JUNK_AUTHORIZATION
+                    found.append((key, draw(st.sampled_from(junk))))
             return tuple(found)
 
         return draw_metadata()
@@ -553,9 +600,10 @@ class Campaign:
     def _http(
         self, rpc: Rpc, how: str, body: Any, metadata: tuple[tuple[str, str], ...]
     ) -> tuple[str, Message | None]:
-        headers = {}
+        # the page's own header, which a state-changing call with the cookies needs
+        headers = {"x-parlour-csrf": "1"}
         for key, value in metadata:
-            if key in ("x-parlour-seat-token", "x-parlour-host-token"):
+            if key in ("x-parlour-seat-token", "x-parlour-host-token", "authorization"):
                 headers[key] = value
         content = body if how == "http-bytes" else json_format.MessageToJson(body).encode()
         path = f"/api/{rpc.service}/{rpc.method}"

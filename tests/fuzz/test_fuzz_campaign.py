@@ -1,4 +1,5 @@
-"""A short run of ``make fuzz``: the same campaign, a few hundred requests."""
+"""A short run of ``make fuzz``: the same campaign, a thousand requests (enough that
+each of the contract's RPCs is drawn)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ def test_a_short_fuzz_campaign_finds_no_internal_error_and_no_refused_write(
 ) -> None:
     url = sa.make_url(postgres_url).render_as_string(hide_password=False)
     with running(url, tmp_path) as (address, base):
-        report = run(address, base, url, requests=400, seed_value=7)
+        report = run(address, base, url, requests=1000, seed_value=7)
     print("\n".join(report.lines()))
-    assert report.sent == 400
+    assert report.sent == 1000
     assert report.bad == [] and report.refused_writes == []
     assert len(report.by_rpc) == len(contract())  # every RPC was called
     assert any(status.startswith("http") for status in report.by_status)
