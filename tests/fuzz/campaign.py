@@ -158,6 +158,7 @@ def running(database_url: str, logs: Path) -> Iterator[tuple[str, str]]:
     serve += ["--act-per-second", "1000000", "--view-per-second", "1000000"]
     serve += ["--watch-per-minute", "1000000", "--watch-streams", "100000"]
     serve += ["--spectators-per-table", "100000"]
+    serve += ["--sign-in-per-minute", "1000000", "--devices-per-minute", "1000000"]
     with process(serve, logs / "serve.log", "serving on") as (address, _):
         port = free_port()
         gateway = [*cli, "gateway", "--server", address, "--port", str(port)]

@@ -52,6 +52,8 @@ HAMMER_RATES = Rates(
     watch_per_minute=100_000,
     watch_streams=10_000,
     spectators_per_table=10_000,
+    sign_in_per_minute=100_000,
+    devices_per_minute=100_000,
 )
 
 

@@ -25,7 +25,15 @@ import sqlalchemy as sa
 from parlour.client import tokens
 from parlour.service.grpc import rates
 from parlour.service.grpc.rates import RETRY_AFTER_KEY, Rates
-from parlour.v1 import common_pb2, lobby_pb2, lobby_pb2_grpc, play_pb2, play_pb2_grpc
+from parlour.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
+    common_pb2,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    play_pb2,
+    play_pb2_grpc,
+)
 from tests.service.front import gateway_in_front
 from tests.service.harness import Service, running_service
 from tests.service.writes import fingerprint
@@ -380,3 +388,38 @@ async def test_a_refusal_pauses_at_most_its_wait_and_names_what_is_left() -> Non
             assert len(paused) == 2  # 0 turns the pause off
     finally:
         await server.stop(0)
+
+
+async def test_password_hashing_calls_and_new_guests_have_their_own_rates(store_url: str) -> None:
+    """SignIn and ClaimName (each an argon2id hash) share one rate; AuthenticateDevice
+    (each new device a new account) has its own; past either, nothing is written."""
+    limits = Rates(sign_in_per_minute=2, devices_per_minute=2, refusal_delay_ms=0)
+    async with rig(store_url, limits) as r, grpc.aio.insecure_channel(r.service.address) as channel:
+        accounts = accounts_pb2_grpc.AccountServiceStub(channel)
+        guest = await accounts.AuthenticateDevice(
+            accounts_pb2.AuthenticateDeviceRequest(device_secret="d" * 43), timeout=10
+        )
+        bearer = (("authorization", f"Bearer {guest.session_token}"),)
+        await accounts.ClaimName(
+            accounts_pb2.ClaimNameRequest(name="Ada", password="a long enough secret"),
+            metadata=bearer,
+            timeout=10,
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as wrong:
+            await accounts.SignIn(
+                accounts_pb2.SignInRequest(name="Ada", password="not the password"), timeout=10
+            )
+        assert wrong.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        # the third hash in the minute, however right the password
+        wait = await r.exhausted(
+            accounts.SignIn,
+            accounts_pb2.SignInRequest(name="Ada", password="a long enough secret"),
+        )
+        assert 1 < wait <= 60
+        await accounts.AuthenticateDevice(
+            accounts_pb2.AuthenticateDeviceRequest(device_secret="e" * 43), timeout=10
+        )
+        await r.exhausted(
+            accounts.AuthenticateDevice,
+            accounts_pb2.AuthenticateDeviceRequest(device_secret="f" * 43),
+        )

@@ -73,6 +73,8 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # one address hosts and joins for every test of the session, faster than people do
         PARLOUR_HOST_PER_MINUTE="1000",
         PARLOUR_JOIN_PER_MINUTE="1000",
+        PARLOUR_SIGN_IN_PER_MINUTE="1000",
+        PARLOUR_DEVICES_PER_MINUTE="1000",
     )
     parlour = [sys.executable, "-m", "parlour.cli"]
     children: list[subprocess.Popen[bytes]] = []

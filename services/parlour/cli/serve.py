@@ -143,6 +143,8 @@ _KNOB_HELP = {
     "watch_per_minute": "Watch calls started a minute per caller",
     "watch_streams": "Watch streams one caller holds open at once",
     "spectators_per_table": "spectator Watch streams on one table at once",
+    "sign_in_per_minute": "SignIn and ClaimName calls a minute per caller (argon2id hashes)",
+    "devices_per_minute": "AuthenticateDevice calls a minute per caller (new guests)",
     "refusal_delay_ms": "milliseconds a refusal waits before it is answered (at most the wait "
     "it names)",
 }

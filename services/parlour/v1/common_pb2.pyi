@@ -63,10 +63,14 @@ flags or environment (0: no limit):
   Watch       --watch-per-minute N      calls started a minute, default 60
   Watch       --watch-streams N         streams open at once, default 16
   Watch       --spectators-per-table N  spectator streams on one table, default 32
+  SignIn, ClaimName   --sign-in-per-minute N   calls a minute (together), default 10
+  AuthenticateDevice  --devices-per-minute N   calls a minute, default 30
 (environment: PARLOUR_ and the flag's name in capitals, e.g.
 PARLOUR_HOST_PER_MINUTE). A call past one is RESOURCE_EXHAUSTED, and its
 trailing metadata "retry-after" holds the seconds to wait, as a decimal
-string ("4.250"). Calls with the worker token are exempt.
+string ("4.250"). The refusal is answered after a pause of up to
+--refusal-delay-ms (default 1000), never longer than the wait: "retry-after"
+then holds what is left of it. Calls with the worker token are exempt.
   "x-parlour-client-address" the caller's IP, sent by a proxy (the gateway)
                           that the server trusts (--trusted-proxies);
                           from anyone else it is ignored.

@@ -5,10 +5,12 @@ the block one subscriber holds; behind a trusted proxy such as the gateway, the
 address the proxy names in ``x-parlour-client-address``) and, when it has a
 session, by that session (:func:`caller_account`). :class:`RatesInterceptor`
 holds each key to the rates of :class:`Rates` on HostTable, JoinTable, Act,
-GetView and Watch (moving windows from the ``limits`` library: a burst of N,
-then N per period, like a token bucket of N refilled over the period) and caps
-the Watch streams one caller holds open and the spectators watching one table. A
-call past one is RESOURCE_EXHAUSTED with the wait in the trailing metadata key
+GetView and Watch, and on the account calls that cost a password hash or make an
+account (SignIn and ClaimName share one rate; AuthenticateDevice has its own):
+moving windows from the ``limits`` library (a burst of N, then N per period,
+like a token bucket of N refilled over the period); and it caps the Watch
+streams one caller holds open and the spectators watching one table. A call
+past one is RESOURCE_EXHAUSTED with the wait in the trailing metadata key
 ``retry-after`` (seconds, a decimal string). A call with the right worker token
 (an AI worker plays many tables) is exempt.
 
@@ -66,6 +68,10 @@ class Rates:
     watch_streams: int = 16
     #: spectator Watch streams on one table at once (from every caller together)
     spectators_per_table: int = 32
+    #: SignIn and ClaimName calls a minute (each hashes a password with argon2id)
+    sign_in_per_minute: int = 10
+    #: AuthenticateDevice calls a minute (a new device is a new guest account)
+    devices_per_minute: int = 30
     #: milliseconds a refusal waits before it is answered (never more than the wait
     #: it names): a caller that retries at once is slowed, not served faster
     refusal_delay_ms: int = 1000
@@ -165,6 +171,9 @@ _RATED: dict[str, tuple[str, bool]] = {
     "/parlour.v1.PlayService/Act": ("act_per_second", True),
     "/parlour.v1.PlayService/GetView": ("view_per_second", True),
     "/parlour.v1.PlayService/Watch": ("watch_per_minute", False),
+    "/parlour.v1.AccountService/SignIn": ("sign_in_per_minute", False),
+    "/parlour.v1.AccountService/ClaimName": ("sign_in_per_minute", False),
+    "/parlour.v1.AccountService/AuthenticateDevice": ("devices_per_minute", False),
 }
 _WATCH = "/parlour.v1.PlayService/Watch"
 
