@@ -8,6 +8,7 @@ import { rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { muted, setMuted } from "./attention.js";
 import { LANGUAGES, lang, setLang, t } from "./i18n.js";
 import { LobbyScreen } from "./lobby.js";
+import { invitationCode } from "./moderation.js";
 import { randomHex } from "./fairdeal.js";
 import { RulesScreen } from "./rules.js";
 import { escape } from "./summary.js";
@@ -70,7 +71,9 @@ async function invitation(tableId) {
     saveName(name);
     try {
       const entropy = randomHex();  // this seat's contribution to the deals
-      const joined = await rpc("LobbyService/JoinTable", { tableId, playerName: name, entropy });
+      // an invitation to an invite-only seat carries its code (#/join/TABLE/CODE)
+      const seatCode = invitationCode();
+      const joined = await rpc("LobbyService/JoinTable", { tableId, playerName: name, entropy, ...(seatCode ? { seatCode } : {}) });
       saveSeat(tableId, { seat: joined.seat || 0, token: joined.seatToken, name, game: joined.table.game, entropy });
       go(`#/table/${tableId}`);
     } catch (error) { refusal.textContent = refusalWords(error, null); }
