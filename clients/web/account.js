@@ -81,11 +81,18 @@ export function renderAccount(box, { onChange }) {
     const buttons = current.guest
       ? `<button data-account="claim">${escape(t("account.claim"))}</button><button data-account="signin">${escape(t("account.sign_in"))}</button>`
       : `<button data-account="sessions">${escape(t("sessions.open"))}</button><button data-account="signout">${escape(t("account.sign_out"))}</button>`;
-    const said = notice ? `<span class="ended" role="status">${escape(notice)}</span>` : "";
+    const said = notice ? `<span class="ended" role="status">${escape(notice)}` +
+      `<button data-account="dismiss" aria-label="${escape(t("sessions.close"))}">×</button></span>` : "";
     box.innerHTML = `${said}${who} ${buttons}`;
     box.querySelectorAll("[data-account]").forEach((button) => {
       const kind = button.dataset.account;
-      button.onclick = () => { notice = ""; (kind === "signout" ? signOut() : kind === "sessions" ? openSessions() : openForm(kind)); };
+      button.onclick = () => {
+        notice = "";
+        if (kind === "dismiss") draw();
+        else if (kind === "signout") signOut();
+        else if (kind === "sessions") openSessions();
+        else openForm(kind);
+      };
     });
   };
 

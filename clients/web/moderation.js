@@ -73,6 +73,9 @@ export function hostControls(root, { tableId, table, held, redraw }) {
   const mine = held && !host ? seats.find((s) => (s.seat || 0) === held.seat) : null;
   if (mine && !mine.occupied) {
     forgetSeat(tableId);
+    // the seat is not this browser's any more: no "you" on it
+    const row = panel.querySelector(`.seat-list li[data-seat="${held.seat}"]`);
+    if (row) row.querySelectorAll("em").forEach((mark) => { if (mark.textContent === t("you")) mark.remove(); });
     panel.insertAdjacentHTML("afterbegin", `<p class="removed-note" role="alert">${escape(t("moderation.you_were_removed"))}</p>`);
     panel.querySelectorAll("[data-start]").forEach((b) => b.remove());
   }

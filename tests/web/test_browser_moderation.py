@@ -81,6 +81,7 @@ def test_the_host_removes_a_stranger_and_invites_a_friend_to_a_kept_seat(
     # the stranger is told, in Polish, and cannot sit at the table again
     obcy.wait_for_selector(".removed-note")
     assert "Gospodarz usunął cię" in obcy.inner_text(".removed-note")
+    assert "ty" not in obcy.inner_text(".seat-list li[data-seat='1']").split()
     obcy.click("[data-leave]")
     obcy.wait_for_selector(f"[data-join='{table_id}']")
     obcy.click(f"[data-join='{table_id}']")

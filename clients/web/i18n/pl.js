@@ -294,8 +294,8 @@ export default {
   "account.claim_button": "Zajmij",
   "account.cancel": "Anuluj",
   // -- issue 30 (browser): the host's moderation and the account's sessions
-  "moderation.invite_only": "Tylko z zaproszeniem",
-  "moderation.invite_only_label": "Miejsce {n}: tylko z zaproszeniem",
+  "moderation.invite_only": "Na zaproszenie",
+  "moderation.invite_only_label": "Miejsce {n}: na zaproszenie",
   "moderation.kept_for_invited": "czeka na zaproszonego gracza",
   "moderation.remove": "Usuń",
   "moderation.seat_link": "Zaproszenie na miejsce {n}",
