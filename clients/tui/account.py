@@ -121,9 +121,9 @@ class AccountScreen(ModalScreen[accounts_pb2.Account | None]):
             if self.guest:
                 yield Static(t("account.help"), classes="help")
                 yield Label(t("account.name"))
-                yield Input(id="account-name", max_length=64)
+                yield Input(id="account-name", max_length=64, compact=True)
                 yield Label(t("account.password"))
-                yield Input(id="account-password", password=True, max_length=256)
+                yield Input(id="account-password", password=True, max_length=256, compact=True)
                 with Horizontal(classes="buttons"):
                     yield Button(t("account.claim"), id="account-claim", variant="primary")
                     yield Button(t("account.sign_in"), id="account-sign-in")

@@ -118,6 +118,7 @@ class LobbyScreen(Screen[None]):
         return session(self).address
 
     def on_mount(self) -> None:
+        self.show_who()
         self.query_one("#games").border_title = "Games (h: host)"
         self.query_one("#rules").border_title = t("rules.title")
         self.query_one("#open-panel").border_title = "Open tables (j)"
@@ -198,6 +199,7 @@ class LobbyScreen(Screen[None]):
 
     def say_again(self) -> None:
         """After a language switch: the rules of the game under the cursor, in it."""
+        self.show_who()
         self.query_one("#rules").border_title = t("rules.title")
         games = self.query_one("#games", OptionList)
         if games.highlighted is not None:
@@ -325,8 +327,17 @@ class LobbyScreen(Screen[None]):
             return
         self.app.account = account  # type: ignore[attr-defined]
         self.app.sub_title = who(account)
-        self.say(who(account))
+        self.show_who()
         self.action_refresh()
+
+    def show_who(self) -> None:
+        """The banner: the server, and who this terminal is (issue 30)."""
+        account = getattr(self.app, "account", None)
+        said = ""  # short: the banner shares the top line with the name field
+        if account is not None:
+            said = f" · {account.name}" if account.name else f" · {t('account.guest_short')}"
+        banner = Text.assemble(("Parlour", "bold"), f" · {self.server}", (said, "bold green"))
+        self.query_one("#banner", Static).update(banner)
 
     async def action_quit(self) -> None:
         self.app.exit()

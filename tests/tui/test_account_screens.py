@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -20,8 +22,17 @@ from parlour.tui.account import AccountScreen
 from parlour.tui.app import ParlourApp
 from parlour.tui.identity import FILE_NAME
 from parlour.tui.lobby import LobbyScreen
+from parlour.tui.speech import use
 from parlour.tui.table import TableScreen
 from tests.tui.conftest import Service, wait_until
+
+
+@pytest.fixture(autouse=True)
+def english_after() -> Iterator[None]:
+    """The Polish terminal sets the process's language: English again for later tests."""
+    yield
+    use("en")
+
 
 SCREENS = Path(__file__).resolve().parents[2] / "build" / "screens" / "tui"
 
@@ -96,6 +107,8 @@ async def test_claim_a_name_then_sign_in_from_another_terminal_and_resume_the_se
         await wait_until(pilot, lambda: isinstance(second.screen, LobbyScreen), what="signed in")
         assert second.account is not None and second.account.account_id == account_id
         assert second.sub_title == f"Zalogowano jako {name}"
+        banner = str(second.screen.query_one("#banner", Static).render())
+        assert banner.endswith(f" · {name}")
         lobby = second.screen
         assert isinstance(lobby, LobbyScreen)
         await wait_until(pilot, lambda: any(s.table_id == table_id for s in lobby.my_seats))
