@@ -3,7 +3,7 @@
 import { forgetSeat, rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { randomHex } from "./fairdeal.js";
 import { t } from "./i18n.js";
-import { inviteOnly, inviteToggle, wireInviteToggles } from "./moderation.js";
+import { closedToSpectators, inviteOnly, inviteToggle, wireInviteToggles } from "./moderation.js";
 import { escape } from "./summary.js";
 import { botLevelLabel, gameText, optionDescription, optionLabel, optionValue, refusalWords } from "./words.js";
 
@@ -155,7 +155,8 @@ export class LobbyScreen {
       return `<li data-table="${escape(t.tableId)}"><span><strong>${escape(t.name || this.gameName(t.game))}</strong>` +
         `<small>${escape(this.gameName(t.game))} · ${escape(say("lobby.seats_taken", { count: taken, seats: t.seatCount }))}${people.length ? ` · ${escape(people.join(", "))}` : ""}</small></span>` +
         `<span class="buttons">${canJoin ? `<button class="primary" data-join="${escape(t.tableId)}">${escape(say("lobby.join"))}</button>` : ""}` +
-        `${mine[t.tableId] ? `<button class="primary" data-rejoin="${escape(t.tableId)}">${escape(say("lobby.rejoin"))}</button>` : `<button data-watch="${escape(t.tableId)}">${escape(say("lobby.watch"))}</button>`}</span></li>`;
+        `${mine[t.tableId] ? `<button class="primary" data-rejoin="${escape(t.tableId)}">${escape(say("lobby.rejoin"))}</button>`
+          : closedToSpectators(t) ? "" : `<button data-watch="${escape(t.tableId)}">${escape(say("lobby.watch"))}</button>`}</span></li>`;
     }).join("") || `<li class="muted">${escape(t("lobby.none"))}</li>`;
     list.querySelectorAll("[data-join]").forEach((b) => { b.onclick = () => this.join(b.dataset.join); });
     list.querySelectorAll("[data-rejoin]").forEach((b) => { b.onclick = () => this.openTable(b.dataset.rejoin); });

@@ -22,6 +22,11 @@ export function invitationCode(hash = location.hash) {
   try { return decodeURIComponent(code); } catch { return ""; }
 }
 
+/** Whether the table's option "spectators" is off (a watcher would be refused). */
+export function closedToSpectators(table) {
+  return Boolean(table && table.options && table.options.spectators === "off");
+}
+
 /** The host form's invite-only switch for person seat ``seat`` (a toggle button). */
 export function inviteToggle(seat) {
   return `<button type="button" class="invite-only" data-invite="${seat}" aria-pressed="false" ` +
@@ -94,7 +99,7 @@ export function hostControls(root, { tableId, table, held, redraw }) {
         button.onclick = () => copy(button.parentElement.querySelector("input"), button.parentElement.querySelector(".copied"));
       });
     }
-    if (table.options && table.options.spectators === "off") {
+    if (closedToSpectators(table)) {
       panel.querySelector(".seat-list").insertAdjacentHTML("afterend", `<p class="muted no-spectators">${escape(t("moderation.no_spectators"))}</p>`);
     }
   }

@@ -55,6 +55,7 @@ def test_the_host_removes_a_stranger_and_invites_a_friend_to_a_kept_seat(
     obcy = new_page(browser, web_stack, "pl-PL")
     obcy.fill("#name", "Obcy")
     obcy.wait_for_selector(f"[data-join='{table_id}']")
+    assert obcy.locator(f"[data-watch='{table_id}']").count() == 0  # no spectators here
     obcy.click(f"[data-join='{table_id}']")
     obcy.wait_for_selector(".waiting .seat-list")
     ada.wait_for_selector(".seat-list li[data-seat='1'] [data-remove='1']")
@@ -62,6 +63,8 @@ def test_the_host_removes_a_stranger_and_invites_a_friend_to_a_kept_seat(
 
     # a third browser with the plain invitation: the only free seat needs its code
     cy = new_page(browser, web_stack, "en-GB", f"#/join/{table_id}")
+    cy.wait_for_selector("#about:not(:text('…'))")
+    assert cy.locator("#watch").count() == 0  # no spectators: no "Just watch"
     cy.fill("#name", "Cy")
     cy.click("#take")
     cy.wait_for_selector(".refusal:not(:empty)")
