@@ -57,6 +57,24 @@ class SessionMetadata(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStream
     ) -> Any:
         return await continuation(self._details(details), request)
 
+    def interceptors(self) -> list[grpc.aio.ClientInterceptor]:
+        """The interceptors to give a channel: this one for unary calls and its twin for
+        streams (grpc.aio files an interceptor under the first kind it is, so one object
+        of both kinds would never see a Watch)."""
+        return [self, _SessionStream(self)]
+
+
+class _SessionStream(grpc.aio.UnaryStreamClientInterceptor):
+    """The session's metadata on server-streaming calls (Watch)."""
+
+    def __init__(self, session: SessionMetadata) -> None:
+        self.session = session
+
+    async def intercept_unary_stream(
+        self, continuation: Callable[..., Any], details: Any, request: Any
+    ) -> Any:
+        return await continuation(self.session._details(details), request)
+
 
 async def _call(client: ParlourClient, method: str, request: Any) -> Any:
     def run(stubs: Any) -> Any:

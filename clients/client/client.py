@@ -244,7 +244,7 @@ class ParlourClient:
         #: TLS (see :func:`parlour.client.tls_credentials`); None: plaintext
         self.credentials = credentials
         self.session = session
-        self._interceptors = [session] if session is not None else None
+        self._interceptors = session.interceptors() if session is not None else None
         #: the language the server's words (labels, events) are asked in ("en", "pl");
         #: None sends no ``accept-language`` (the server speaks English)
         self.language = language

@@ -13,7 +13,9 @@ from textual.app import App
 from textual.binding import Binding
 
 from parlour.client import ParlourError
+from parlour.v1 import accounts_pb2
 
+from .account import adopt_seats, who
 from .identity import sign_in
 from .lobby import LobbyScreen
 from .saved import SavedSeat
@@ -42,11 +44,16 @@ class ParlourApp(App[None]):
         self.language = use(language or system_language())
         self.session = Session.open(address, state_dir, credentials, self.language)
         self.open_seat = open_seat
+        #: the signed-in account (None until signed in, or without a server)
+        self.account: accounts_pb2.Account | None = None
 
     async def on_mount(self) -> None:
         try:  # the seats this terminal takes are then its account's
             account = await sign_in(self.session.client, self.session.state_dir)
-            self.sub_title = f"signed in as {account.name}" if account.name else "guest"
+            self.account = account
+            self.sub_title = who(account)
+            # the account's seats taken elsewhere open here too (the session acts for them)
+            await adopt_seats(self.session.client, self.session.seat_book, self.session.address)
         except ParlourError:
             pass  # no server yet: the lobby says so, and seat tokens work without an account
         self.push_screen(LobbyScreen())

@@ -24,9 +24,10 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from parlour.client import ParlourError
-from parlour.v1 import catalogue_pb2, lobby_pb2
+from parlour.v1 import accounts_pb2, catalogue_pb2, lobby_pb2
 from parlour.words import option_label, option_value
 
+from .account import AccountScreen, who
 from .saved import SavedSeat
 from .session import session
 from .setup import PERSON, SetupScreen, TableSetup
@@ -76,6 +77,7 @@ class LobbyScreen(Screen[None]):
         Binding("j", "join", "Join"),
         Binding("r", "rejoin", "Rejoin"),
         Binding("x", "forget", "Forget seat"),
+        Binding("a", "account", "Account"),
         Binding("f5", "refresh", "Refresh"),
         Binding("ctrl+r", "refresh", "Refresh", show=False),
         Binding("q", "quit", "Quit"),
@@ -116,6 +118,7 @@ class LobbyScreen(Screen[None]):
         return session(self).address
 
     def on_mount(self) -> None:
+        self.show_who()
         self.query_one("#games").border_title = "Games (h: host)"
         self.query_one("#rules").border_title = t("rules.title")
         self.query_one("#open-panel").border_title = "Open tables (j)"
@@ -196,6 +199,7 @@ class LobbyScreen(Screen[None]):
 
     def say_again(self) -> None:
         """After a language switch: the rules of the game under the cursor, in it."""
+        self.show_who()
         self.query_one("#rules").border_title = t("rules.title")
         games = self.query_one("#games", OptionList)
         if games.highlighted is not None:
@@ -310,6 +314,30 @@ class LobbyScreen(Screen[None]):
             saved = self.my_seats[row]
             session(self).seat_book.forget(saved.table_id)
             self.action_refresh()
+
+    # -- the account (issue 30): claim a name, sign in, sign out ----------------------------
+
+    def action_account(self) -> None:
+        self.app.push_screen(
+            AccountScreen(getattr(self.app, "account", None)), self._account_changed
+        )
+
+    def _account_changed(self, account: accounts_pb2.Account | None) -> None:
+        if account is None:
+            return
+        self.app.account = account  # type: ignore[attr-defined]
+        self.app.sub_title = who(account)
+        self.show_who()
+        self.action_refresh()
+
+    def show_who(self) -> None:
+        """The banner: the server, and who this terminal is (issue 30)."""
+        account = getattr(self.app, "account", None)
+        said = ""  # short: the banner shares the top line with the name field
+        if account is not None:
+            said = f" · {account.name}" if account.name else f" · {t('account.guest_short')}"
+        banner = Text.assemble(("Parlour", "bold"), f" · {self.server}", (said, "bold green"))
+        self.query_one("#banner", Static).update(banner)
 
     async def action_quit(self) -> None:
         self.app.exit()

@@ -17,6 +17,12 @@ export class ApiError extends Error {
   }
 }
 
+let sessionLost = null;
+
+/** ``handler()`` runs when a call other than AccountService's finds this browser's
+ *  session dead (revoked from another device, or expired): account.js signs out. */
+export function onSessionLost(handler) { sessionLost = handler; }
+
 /** One unary call; ``tokens`` is { seat, host } (either may be missing); ``language`` overrides the page's. */
 export async function rpc(method, body, tokens = {}, language = lang()) {
   // X-Parlour-CSRF: the gateway refuses a POST with the session cookie without it
@@ -30,6 +36,8 @@ export async function rpc(method, body, tokens = {}, language = lang()) {
   const response = await fetch(`/api/${method}`, { method: "POST", headers, body: JSON.stringify(body || {}) });
   let data = {};
   try { data = await response.json(); } catch { /* an empty or non-JSON body */ }
+  if (!response.ok && data.code === "UNAUTHENTICATED" && data.reason === "NOT_SIGNED_IN" &&
+      !method.startsWith("AccountService/") && sessionLost) sessionLost();
   if (!response.ok) throw new ApiError(data.code || String(response.status), data.message || response.statusText, data.reason || "", data.args || {}, data.localized || "");
   return data;
 }
@@ -68,12 +76,32 @@ export function watch(tableId, seat, token, { onUpdate, onStatus, onFatal }) {
       if (stopped) return;
       source.close();
       onStatus && onStatus("status.reconnecting");
-      retry = setTimeout(open, 1000);
+      retry = setTimeout(probe, 1000);
     });
+  };
+  // A stream the gateway refused at once (an HTTP error: no spectators, a bad token)
+  // reaches EventSource as a bare error; the same view asked once says whether it
+  // is a refusal for good (then onFatal) or a connection to open again.
+  const probe = async () => {
+    const request = { tableId };
+    if (seat !== null && seat !== undefined) request.seat = seat;
+    try {
+      await rpc("PlayService/GetView", request, { seat: token });
+    } catch (error) {
+      if (error instanceof ApiError && FOR_GOOD.includes(error.code)) {
+        stopped = true;
+        onFatal && onFatal(error);
+        return;
+      }
+    }
+    if (!stopped) open();
   };
   open();
   return () => { stopped = true; clearTimeout(retry); if (source) source.close(); };
 }
+
+/** Refusals a stream does not outlive by reconnecting. */
+const FOR_GOOD = ["PERMISSION_DENIED", "NOT_FOUND", "UNAUTHENTICATED", "INVALID_ARGUMENT"];
 
 const KEY = "parlour.seats";
 

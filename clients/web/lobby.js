@@ -3,6 +3,7 @@
 import { forgetSeat, rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { randomHex } from "./fairdeal.js";
 import { t } from "./i18n.js";
+import { closedToSpectators, inviteOnly, inviteToggle, wireInviteToggles } from "./moderation.js";
 import { escape } from "./summary.js";
 import { botLevelLabel, gameText, optionDescription, optionLabel, optionValue, refusalWords } from "./words.js";
 
@@ -62,9 +63,11 @@ export class LobbyScreen {
     const count = Number(this.$("seats").value);
     let rows = `<div class="seat-row"><span class="seat-no">1</span><span>${escape(t("you"))}</span></div>`;
     for (let seat = 1; seat < count; seat++) {
-      rows += `<label class="seat-row"><span class="seat-no">${seat + 1}</span><select data-seat="${seat}" aria-label="${escape(t("seat.numbered", { n: seat + 1 }))}">${choices}</select></label>`;
+      rows += `<div class="seat-row"><span class="seat-no">${seat + 1}</span><select data-seat="${seat}" aria-label="${escape(t("seat.numbered", { n: seat + 1 }))}">${choices}</select>` +
+        `${inviteToggle(seat)}</div>`;
     }
     this.$("seat-setup").innerHTML = `<legend>${escape(t("lobby.seats"))}</legend>${rows}`;
+    wireInviteToggles(this.$("seat-setup"));
     // The rules form is built from the option schema the catalogue publishes.
     this.$("options").innerHTML = `<legend>${escape(t("lobby.options"))}</legend>` + ((game.options || []).map((option) =>
       `<label class="option" title="${escape(optionDescription(option))}"><span>${escape(optionLabel(option.name))}` +
@@ -84,7 +87,8 @@ export class LobbyScreen {
     const seatSetup = [{ kind: "SEAT_KIND_PERSON" }];
     this.root.querySelectorAll("[data-seat]").forEach((el) => {
       const [kind, level] = el.value.split(":");
-      seatSetup.push(kind === "bot" ? { kind: "SEAT_KIND_BOT", botLevel: level } : { kind: "SEAT_KIND_PERSON" });
+      seatSetup.push(kind === "bot" ? { kind: "SEAT_KIND_BOT", botLevel: level }
+        : { kind: "SEAT_KIND_PERSON", inviteOnly: inviteOnly(this.$("seat-setup"), Number(el.dataset.seat)) });
     });
     button.disabled = true;
     try {
@@ -97,7 +101,8 @@ export class LobbyScreen {
         playersEntropy: true, hostEntropy: entropy,
       });
       const tableId = hosted.table.tableId;
-      saveSeat(tableId, { seat: hosted.seat || 0, token: hosted.seatToken, hostToken: hosted.hostToken, name, game: game.id, entropy });
+      saveSeat(tableId, { seat: hosted.seat || 0, token: hosted.seatToken, hostToken: hosted.hostToken, name, game: game.id, entropy,
+        seatCodes: hosted.seatCodes || [] });
       if (seatSetup.slice(1).every((s) => s.kind === "SEAT_KIND_BOT")) {
         await rpc("LobbyService/StartTable", { tableId }, { host: hosted.hostToken });
       }
@@ -150,7 +155,8 @@ export class LobbyScreen {
       return `<li data-table="${escape(t.tableId)}"><span><strong>${escape(t.name || this.gameName(t.game))}</strong>` +
         `<small>${escape(this.gameName(t.game))} · ${escape(say("lobby.seats_taken", { count: taken, seats: t.seatCount }))}${people.length ? ` · ${escape(people.join(", "))}` : ""}</small></span>` +
         `<span class="buttons">${canJoin ? `<button class="primary" data-join="${escape(t.tableId)}">${escape(say("lobby.join"))}</button>` : ""}` +
-        `${mine[t.tableId] ? `<button class="primary" data-rejoin="${escape(t.tableId)}">${escape(say("lobby.rejoin"))}</button>` : `<button data-watch="${escape(t.tableId)}">${escape(say("lobby.watch"))}</button>`}</span></li>`;
+        `${mine[t.tableId] ? `<button class="primary" data-rejoin="${escape(t.tableId)}">${escape(say("lobby.rejoin"))}</button>`
+          : closedToSpectators(t) ? "" : `<button data-watch="${escape(t.tableId)}">${escape(say("lobby.watch"))}</button>`}</span></li>`;
     }).join("") || `<li class="muted">${escape(t("lobby.none"))}</li>`;
     list.querySelectorAll("[data-join]").forEach((b) => { b.onclick = () => this.join(b.dataset.join); });
     list.querySelectorAll("[data-rejoin]").forEach((b) => { b.onclick = () => this.openTable(b.dataset.rejoin); });

@@ -8,6 +8,7 @@ import { rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { muted, setMuted } from "./attention.js";
 import { LANGUAGES, lang, setLang, t } from "./i18n.js";
 import { LobbyScreen } from "./lobby.js";
+import { closedToSpectators, invitationCode } from "./moderation.js";
 import { randomHex } from "./fairdeal.js";
 import { RulesScreen } from "./rules.js";
 import { escape } from "./summary.js";
@@ -70,13 +71,16 @@ async function invitation(tableId) {
     saveName(name);
     try {
       const entropy = randomHex();  // this seat's contribution to the deals
-      const joined = await rpc("LobbyService/JoinTable", { tableId, playerName: name, entropy });
+      // an invitation to an invite-only seat carries its code (#/join/TABLE/CODE)
+      const seatCode = invitationCode();
+      const joined = await rpc("LobbyService/JoinTable", { tableId, playerName: name, entropy, ...(seatCode ? { seatCode } : {}) });
       saveSeat(tableId, { seat: joined.seat || 0, token: joined.seatToken, name, game: joined.table.game, entropy });
       go(`#/table/${tableId}`);
     } catch (error) { refusal.textContent = refusalWords(error, null); }
   };
   try {  // what the invitation is for, filled in when the service answers
     const table = (await rpc("LobbyService/GetTable", { tableId })).table;
+    if (closedToSpectators(table)) root.querySelector("#watch").remove();  // it would be refused
     const game = games.find((g) => g.id === table.game);
     root.querySelector("#about").textContent = t("invite.about", { name: table.name || "", game: game ? gameText(game, "name") : table.game, count: table.seatCount });
   } catch (error) { refusal.textContent = refusalWords(error, null); }

@@ -8,6 +8,7 @@ import { ApiError, forgetSeat, rpc, watch } from "./api.js";
 import { attention, announce } from "./attention.js";
 import { card, inlineCard } from "./cards.js";
 import { verifyDeals } from "./fairdeal.js";
+import { hostControls } from "./moderation.js";
 import { t } from "./i18n.js";
 import { endWords, escape, handResult, playerName, renderSummary } from "./summary.js";
 import {
@@ -866,6 +867,7 @@ export class TableScreen {
     this.root.querySelector("[data-copy]").onclick = () => copyInvitation(invite, this.root.querySelector(".copied"), this.root.querySelector(".invite input"));
     this.root.querySelector("[data-rules]").onclick = () => this.onRules && this.onRules(view.game);
     this.root.querySelector("[data-leave]").onclick = () => this.onLeave();
+    hostControls(this.root, { tableId: this.tableId, table, held: this.held, redraw: () => this.renderWaitingRoom(view) });
   }
 }
 

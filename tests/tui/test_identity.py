@@ -22,7 +22,7 @@ async def test_the_terminal_signs_in_as_its_device_and_keeps_the_session_private
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.session.signed_in.token is not None, what="sign-in")
-        assert app.sub_title == "guest"
+        assert app.sub_title == "Playing as a guest"
         token = app.session.signed_in.token
     kept = tmp_path / "state" / FILE_NAME
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600

@@ -293,6 +293,30 @@ export default {
   "account.password": "Hasło",
   "account.claim_button": "Zajmij",
   "account.cancel": "Anuluj",
+  // -- issue 30 (browser): the host's moderation and the account's sessions
+  "moderation.invite_only": "Na zaproszenie",
+  "moderation.invite_only_label": "Miejsce {n}: na zaproszenie",
+  "moderation.kept_for_invited": "czeka na zaproszonego gracza",
+  "moderation.remove": "Usuń",
+  "moderation.seat_link": "Zaproszenie na miejsce {n}",
+  "moderation.copy_seat_link": "Skopiuj zaproszenie na miejsce {n}",
+  "moderation.invite_only_help": "Miejsce z zaproszeniem otwiera tylko jego własny link: wyślij każdy link jednej osobie.",
+  "moderation.no_spectators": "Widzowie nie są dopuszczeni do tego stołu.",
+  "moderation.confirm_title": "Usunąć: {name}?",
+  "moderation.confirm_body": "{name} zwalnia miejsce {n} i nie może już usiąść przy tym stole.",
+  "moderation.you_were_removed": "Gospodarz usunął cię od tego stołu: nie możesz już zająć tam miejsca.",
+  "sessions.open": "Sesje",
+  "sessions.title": "Sesje twojego konta",
+  "sessions.help": "Zakończ sesję, której nie znasz albo już nie używasz: ta przeglądarka zostanie wylogowana.",
+  "sessions.method.device": "Klucz tego urządzenia (automatycznie)",
+  "sessions.method.password": "Nazwa i hasło",
+  "sessions.started": "Od {when}",
+  "sessions.ends": "Wygasa {when}",
+  "sessions.this_one": "ta przeglądarka",
+  "sessions.revoke": "Zakończ tę sesję",
+  "sessions.close": "Zamknij",
+  "sessions.ended": "Sesja zakończona.",
+  "account.signed_out_elsewhere": "Twoja sesja została zakończona z innego urządzenia: wylogowano cię.",
 };
 
 /** Texts the server's catalogue sends in English: game names, summaries, end rules, options. */
@@ -331,4 +355,9 @@ export const serverText = {
   "option.away_bot_level.about": "Gracz komputerowy, który gra za osobę, której skończył się czas.",
   "value.all": "wszystkie",
   "value.standard": "standardowo",
+  // -- issue 30 (browser): the table option "spectators"
+  "option.spectators": "Widzowie",
+  "option.spectators.about": "Czy osoby bez miejsca mogą oglądać stół i czytać jego zapis.",
+  "value.on": "tak",
+  "value.off": "nie",
 };

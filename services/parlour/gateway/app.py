@@ -377,7 +377,8 @@ def create_app(
         try:
             response = await method(message, metadata=sent_metadata, timeout=30)
         except grpc.aio.AioRpcError as exc:
-            return _rpc_error(exc)
+            # issue 30 (browser): a refused SignOut still clears the session's cookies
+            return sessions.refused(*key, _rpc_error(exc))
         return sessions.answer(*key, _to_json(response), request, new_device)
 
     async def http_error(request: Request, exc: Exception) -> Response:

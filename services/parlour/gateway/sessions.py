@@ -139,3 +139,16 @@ def _seconds_until(moment: str) -> int:
     except ValueError:
         return 24 * 3600
     return max(0, int((when - datetime.now(UTC)).total_seconds()))
+
+
+# --- issue 30 (browser): a SignOut whose session is already dead still forgets it ----------
+
+
+def refused(service: str, method: str, response: JSONResponse) -> JSONResponse:
+    """The refusal of a call; for SignOut (its session revoked from another device, or
+    expired) the browser forgets the session and the device all the same, as on success,
+    so that a revoked named account does not sign in again from the device cookie."""
+    if service == _ACCOUNTS and method == "SignOut":
+        response.delete_cookie(SESSION_COOKIE, path="/api", httponly=True, samesite="strict")
+        response.delete_cookie(DEVICE_COOKIE, path="/api", httponly=True, samesite="strict")
+    return response

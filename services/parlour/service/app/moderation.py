@@ -25,7 +25,18 @@ from parlour.service.app import auth
 from parlour.service.app.accounts import name_key
 from parlour.service.app.seating import Credentials, check_host, pick_seat, require_open
 from parlour.service.app.tables import Tables, Unit
-from parlour.service.domain.errors import AccountCapReached, BadRequest, Barred, WrongTableState
+from parlour.service.domain.errors import (
+    AccountCapReached,
+    BadRequest,
+    NameOwned,
+    NoSpectators,
+    OnlyInvitedSeatsFree,
+    RemovedByHost,
+    SeatNeedsCode,
+    SignedInOnly,
+    WrongSeatCode,
+    WrongTableState,
+)
 from parlour.service.domain.events import SeatRemoved
 from parlour.service.domain.fold import Folded
 from parlour.service.domain.statuses import SeatKind, TableStatus
@@ -53,23 +64,23 @@ def pick_for_join(rows: list[SeatRow], wanted: int | None, seats: int, code: str
             row.seat for row in rows if row.code_hash and hmac.compare_digest(row.code_hash, given)
         ]
         if not matches:
-            raise Barred("that seat code opens no seat at this table")
+            raise WrongSeatCode("that seat code opens no seat at this table")
         seat = matches[0]
         if wanted is not None and wanted != seat:
-            raise Barred(f"that seat code is for seat {seat}, not seat {wanted}")
+            raise WrongSeatCode(f"that seat code is for seat {seat}, not seat {wanted}")
         return pick_seat(rows, seat, seats)
     if wanted is None:
         open_rows = [row for row in rows if not row.code_hash]
         if not any(r.kind == SeatKind.PERSON and not r.occupied for r in open_rows) and any(
             r.kind == SeatKind.PERSON and not r.occupied for r in rows
         ):
-            raise WrongTableState(
+            raise OnlyInvitedSeatsFree(
                 "no free seat open to anyone: the free ones are kept for invited players"
             )
         return pick_seat(open_rows, None, seats)
     taken = pick_seat(rows, wanted, seats)
     if rows[taken].code_hash:
-        raise Barred(f"seat {taken} is kept for an invited player; it needs its seat code")
+        raise SeatNeedsCode(f"seat {taken} is kept for an invited player; it needs its seat code")
     return taken
 
 
@@ -78,11 +89,11 @@ def check_may_sit(folded: Folded, table: TableRow, credentials: Credentials) -> 
     signed-in ones, and a second seat for one account."""
     account = credentials.account_id
     if account is not None and account in folded.barred_accounts:
-        raise Barred(
+        raise RemovedByHost(
             f"the host removed you from table {table.table_id}; you may not sit there again"
         )
     if account is None and folded.anonymous_barred:
-        raise Barred(
+        raise SignedInOnly(
             f"table {table.table_id} seats only signed-in players since its host removed "
             "one without an account (AccountService.AuthenticateDevice)"
         )
@@ -95,7 +106,7 @@ def check_may_sit(folded: Folded, table: TableRow, credentials: Credentials) -> 
 def check_spectator(table: TableRow) -> None:
     """Refuse a view without a seat at a table closed to spectators."""
     if not spectators_allowed(table.options):
-        raise Barred(f"table {table.table_id} allows no spectators; ask for a seat's view")
+        raise NoSpectators(f"table {table.table_id} allows no spectators; ask for a seat's view")
 
 
 async def check_seat_name(store: AccountStore, name: str, credentials: Credentials) -> None:
@@ -105,7 +116,7 @@ async def check_seat_name(store: AccountStore, name: str, credentials: Credentia
         return
     owner = await store.find_name(name_key(name))
     if owner is not None and owner.account_id != credentials.account_id:
-        raise Barred(f"the name {name!r} belongs to a signed-in player; choose another")
+        raise NameOwned(f"the name {name!r} belongs to a signed-in player; choose another")
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,51 @@ class Barred(ServiceError):
     REASON = "BARRED"
 
 
+# --- the host's moderation, each refusal with a reason of its own (issue 30, web) --------
+
+
+class RemovedByHost(Barred):
+    """The host removed this account from the table: it may not sit there again."""
+
+    REASON = "REMOVED_BY_HOST"
+
+
+class SignedInOnly(Barred):
+    """The host removed someone without an account: the table seats only signed-in callers."""
+
+    REASON = "SIGNED_IN_ONLY"
+
+
+class SeatNeedsCode(Barred):
+    """An invite-only seat asked for without its seat code."""
+
+    REASON = "SEAT_NEEDS_CODE"
+
+
+class WrongSeatCode(Barred):
+    """A seat code that opens no seat at this table (or another seat than the one asked)."""
+
+    REASON = "WRONG_SEAT_CODE"
+
+
+class NoSpectators(Barred):
+    """The table allows no spectators (its option ``spectators`` is off)."""
+
+    REASON = "NO_SPECTATORS"
+
+
+class NameOwned(Barred):
+    """A seat name that is another account's claimed name."""
+
+    REASON = "NAME_OWNED"
+
+
+class OnlyInvitedSeatsFree(WrongTableState):
+    """Every free seat is kept for an invited player (each needs its seat code)."""
+
+    REASON = "ONLY_INVITED_SEATS_FREE"
+
+
 class NoSuchSession(ServiceError):
     """The account has no live session with that id."""
 
