@@ -109,6 +109,9 @@ refused where the engine knows it):
   DEAL_FIRST
   DRAW_ONLY_WHEN_NOTHING_PLAYS  {playable, top_card}
   EIGHT_NAMES_SUIT  {card}
+  FORK_NOTHING_TO_PLAY  {at}
+  FORK_NOT_FINISHED
+  FORK_NO_SUCH_EVENT  {at, last}
   FIRST_LEAD_TWO_OF_CLUBS  {card}
   GAME_OVER
   HEARTS_NOT_BROKEN  {card}
@@ -132,6 +135,7 @@ refused where the engine knows it):
   NOT_YOUR_TURN
   NO_PASSING_THIS_HAND
   NO_POINTS_ON_FIRST_TRICK  {card}
+  NO_SUCH_HAND  {hand, last}
   NO_SUCH_SEAT  {seat}
   NO_SUCH_SESSION
   NO_TRUMP_IS_OFF
@@ -143,6 +147,7 @@ refused where the engine knows it):
   PASS_ONLY_WHEN_STUCK_DRAW
   RATE_LIMITED  {wait_seconds}
   REFUSED
+  REPLAY_PRIVATE
   REQUEST_ID_REUSED
   SCREW_THE_DEALER  {number, tricks}
   SHUTTING_DOWN

@@ -161,6 +161,9 @@ _RATED: dict[str, tuple[str, bool]] = {
     "/parlour.v1.PlayService/Act": ("act_per_second", True),
     "/parlour.v1.PlayService/GetView": ("view_per_second", True),
     "/parlour.v1.PlayService/Watch": ("watch_per_minute", False),
+    # a fork makes a table (counted with HostTable); a replay's hand is read like a view
+    "/parlour.v1.ReplayService/ForkTable": ("host_per_minute", False),
+    "/parlour.v1.ReplayService/GetReplayHand": ("view_per_second", True),
 }
 _WATCH = "/parlour.v1.PlayService/Watch"
 
