@@ -9,8 +9,8 @@ what the asking seat (or a spectator) saw at the time, which is the engine's
 view for that seat at that point of the log.
 
 The steps are given a hand at a time (a long Wizard game is some hundreds of
-positions): a hand's steps run from its deal to the event before the next
-hand's deal; the game's last hand ends with GameFinished or GameAbandoned.
+positions): a hand's steps run from its deal to its last move (after which the
+engine already counts the next hand, still to be dealt); the game's last hand ends with GameFinished or GameAbandoned.
 """
 
 from __future__ import annotations
@@ -101,7 +101,11 @@ def fold_steps(
             continue
         if isinstance(read, CardsDealt | ActionTaken):
             public = state.view(None)
-            hand, seats = max(hand, public.hand_number), public.seats
+            number = public.hand_number
+            if public.phase == "deal" and public.last_hand is not None:
+                # a hand's last move: the engine counts the next hand, which is not dealt yet
+                number = public.last_hand.hand_number
+            hand, seats = max(hand, number), public.seats
         if not hand:
             continue
         if index and index[-1].hand == hand:
