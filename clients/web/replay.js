@@ -9,7 +9,7 @@
 import { rpc, saveSeat, savedSeats } from "./api.js";
 import { card, inlineCard } from "./cards.js";
 import { verifyDeals } from "./fairdeal.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { describeHand, endWords, escape, playerName } from "./summary.js";
 import { SUIT_SYMBOL, gameText, joinNames, phaseWords, refusalWords, say, seatName, suitLetter, suitWord } from "./words.js";
 
@@ -246,7 +246,7 @@ export class ReplayScreen {
     const first = this.hand === 1 && this.step === 0;
     const last = this.atEnd();
     const hands = this.index.map((h) => `<option value="${h.hand}"${h.hand === this.hand ? " selected" : ""}>${escape(t("replay.hand_n", { n: h.hand }))}</option>`).join("");
-    const paces = PACES.map((ms) => `<option value="${ms}"${ms === this.pace ? " selected" : ""}>${escape(t("replay.pace_s", { s: ms / 1000 }))}</option>`).join("");
+    const paces = PACES.map((ms) => `<option value="${ms}"${ms === this.pace ? " selected" : ""}>${escape(t("replay.pace_s", { s: (ms / 1000).toLocaleString(lang()) }))}</option>`).join("");
     const button = (data, label, words, disabled) => `<button data-${data} aria-label="${escape(words)}" title="${escape(words)}"${disabled ? " disabled" : ""}>${label}</button>`;
     return `<div class="replay-controls" role="toolbar" aria-label="${escape(t("replay.controls"))}">` +
       `<div class="steps">` +
@@ -301,7 +301,7 @@ export class ReplayScreen {
     const trump = suitLetter(view.trump);
     if (trump) facts.push(`${escape(t("chip.trump"))} <span class="suit-${trump}">${SUIT_SYMBOL[trump]}</span> ${escape(suitWord(trump))}`);
     if (view.contract) facts.push(`${escape(t("chip.contract"))} ${escape(say(view.contract, view))}`);
-    if (facts.length) middle.insertAdjacentHTML("beforeend", `<p class="facts">${facts.map((f) => `<span class="chip">${f}</span>`).join(" ")}</p>`);
+    if (facts.length) middle.insertAdjacentHTML("beforeend", `<p class="replay-facts">${facts.map((f) => `<span class="chip">${f}</span>`).join(" ")}</p>`);
     const justDone = step.event.type === "ActionTaken" && !(view.currentTrick && (view.currentTrick.plays || []).length) && view.lastTrick;
     const trick = justDone ? view.lastTrick : view.currentTrick;
     const plays = (trick && trick.plays) || [];

@@ -10,7 +10,8 @@ view for that seat at that point of the log.
 
 The steps are given a hand at a time (a long Wizard game is some hundreds of
 positions): a hand's steps run from its deal to its last move (after which the
-engine already counts the next hand, still to be dealt); the game's last hand ends with GameFinished or GameAbandoned.
+engine already counts the next hand, still to be dealt); the game's last
+hand ends with GameFinished or GameAbandoned.
 """
 
 from __future__ import annotations
