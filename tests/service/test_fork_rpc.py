@@ -5,16 +5,20 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+from google.protobuf import text_format
 from google.rpc import error_details_pb2, status_pb2
 
 from parlour.replay.fork import fork_table as forker
+from parlour.service.app.seating import Credentials
 from parlour.service.domain.fold import fold
 from parlour.v1 import common_pb2, lobby_pb2, play_pb2, play_pb2_grpc, replay_pb2, replay_pb2_grpc
 from tests.replay.games import Played, play_moves, seat_table
+from tests.replay.hidden import cards_in, hidden_from
 from tests.service.harness import Service, running_service
 
 
@@ -117,6 +121,10 @@ async def test_a_game_in_progress_steps_show_only_what_the_seat_saw(service: Ser
             state = fold(events[: step.seq]).state
             assert state is not None
             assert sorted(step.view.hand) == sorted(str(c) for c in state.hand(2))
+            # no card another seat holds (and seat 2 cannot know of) is named anywhere
+            text = text_format.MessageToString(step, as_utf8=True)
+            named = set(re.findall(r'"([2-9TJQKA][CDHS])"', text)) | cards_in(text)
+            assert not named & hidden_from(state, 2), f"step {step.seq} leaked cards"
             assert step.view.seat == 2
             # another seat's pass keeps its card to itself
             if step.event.type == "ActionTaken" and step.event.seat != 2:
@@ -226,5 +234,54 @@ async def test_play_on_from_a_point_of_a_finished_game(service: Service) -> None
                 replay_pb2.ForkTableRequest(table_id=played.table_id, at=step.seq, seat=7)
             )
         assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    finally:
+        await channel.close()
+
+
+async def test_a_seated_account_reads_and_forks_a_private_replay_with_its_session(
+    service: Service,
+) -> None:
+    app = service.server.app
+    signed = await app.accounts.authenticate_device("a-device-secret-of-forty-characters-or-so")
+    bearer = (("authorization", f"Bearer {signed.token}"),)
+    hosted = await app.host_table(
+        "hearts", 4, {"spectators": "off"}, host_player_name="Ada", host_takes_seat=True
+    )
+    table_id = hosted.table.table_id
+    tokens = {0: hosted.seat_token}
+    mine = Credentials(account_id=signed.account.account_id)
+    tokens[1] = (await app.join(table_id, "Bo", credentials=mine)).seat_token
+    for number in (2, 3):
+        tokens[number] = (await app.join(table_id, f"Player {number}")).seat_token
+    await app.start(table_id, Credentials(host_token=hosted.host_token))
+    played = Played(table_id, tokens, hosted.host_token, fold(await service.store.read(table_id)))
+    await play_moves(app, played, random.Random(8), 1_000_000)
+    stub, channel = stubs(service)
+    try:
+        # no seat, no token: the session of the account that sat there is enough
+        assert (
+            await stub.GetReplay(replay_pb2.GetReplayRequest(table_id=table_id), metadata=bearer)
+        ).finished
+        hand = await stub.GetReplayHand(
+            replay_pb2.GetReplayHandRequest(table_id=table_id, hand=1), metadata=bearer
+        )
+        assert not hand.public
+        step = next(s for s in hand.steps if s.view.phase == "play")
+        fork = await stub.ForkTable(
+            replay_pb2.ForkTableRequest(table_id=table_id, at=step.seq), metadata=bearer
+        )
+        # the account's seat at the source, bound to the account at the fork
+        assert fork.seat == 1
+        assert fork.table.seats[1].signed_in and fork.table.seats[1].player_name == "Bo"
+        row = (await service.store.get_table(fork.table.table_id)).seat_rows[1]
+        assert row.account_id == signed.account.account_id
+        # another guest, seated nowhere, is refused
+        other = await app.accounts.authenticate_device("another-device-secret-of-forty-characters")
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stub.GetReplayHand(
+                replay_pb2.GetReplayHandRequest(table_id=table_id),
+                metadata=(("authorization", f"Bearer {other.token}"),),
+            )
+        assert reason_of(refused.value) == "REPLAY_PRIVATE"
     finally:
         await channel.close()
