@@ -300,7 +300,7 @@ export class ReplayScreen {
     if (view.turnedCard) facts.push(`${escape(t("chip.turned_up"))} ${inlineCard(view.turnedCard).outerHTML}`);
     const trump = suitLetter(view.trump);
     if (trump) facts.push(`${escape(t("chip.trump"))} <span class="suit-${trump}">${SUIT_SYMBOL[trump]}</span> ${escape(suitWord(trump))}`);
-    if (view.contract) facts.push(`${escape(t("chip.contract"))} ${escape(say(view.contract, view))}`);
+    // (the Kaiser contract is the bidders' bid beside their name and the trump here)
     if (facts.length) middle.insertAdjacentHTML("beforeend", `<p class="replay-facts">${facts.map((f) => `<span class="chip">${f}</span>`).join(" ")}</p>`);
     const justDone = step.event.type === "ActionTaken" && !(view.currentTrick && (view.currentTrick.plays || []).length) && view.lastTrick;
     const trick = justDone ? view.lastTrick : view.currentTrick;

@@ -21,21 +21,26 @@ from tests.web.waiting import StallGuard, wait_until
 LOCALES = {"en": "en-GB", "pl": "pl-PL"}
 
 
-def finished_game(base: str) -> str:
-    """A Wizard game of five hands between three computer players, played to its end."""
+def start_game(base: str, game: str, seats: int, options: dict[str, str]) -> str:
+    """A table of computer players, started: their worker plays it to its end."""
     bot = {"kind": "SEAT_KIND_BOT", "botLevel": "random"}
     hosted = httpx.post(
         f"{base}/api/LobbyService/HostTable",
-        json={"game": "wizard", "seats": 3, "options": {"rounds": "5"}, "seatSetup": [bot] * 3},
+        json={"game": game, "seats": seats, "options": options, "seatSetup": [bot] * seats},
     ).json()
-    table_id = hosted["table"]["tableId"]
+    table_id: str = hosted["table"]["tableId"]
     started = httpx.post(
         f"{base}/api/LobbyService/StartTable",
         json={"tableId": table_id},
         headers={"X-Parlour-Host-Token": hosted["hostToken"]},
     )
     assert started.status_code == 200, started.text
-    deadline = time.monotonic() + 120
+    return table_id
+
+
+def wait_finished(base: str, table_id: str) -> str:
+    """``table_id`` once its game is over."""
+    deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         table = httpx.post(f"{base}/api/LobbyService/GetTable", json={"tableId": table_id})
         if table.json()["table"]["status"] == "TABLE_STATUS_FINISHED":
@@ -56,7 +61,8 @@ def moves_of(base: str, table_id: str, seat: int) -> int:
 
 @pytest.fixture(scope="module")
 def game(web_stack: str) -> str:
-    return finished_game(web_stack)
+    """A Wizard game of five hands between three computer players, played to its end."""
+    return wait_finished(web_stack, start_game(web_stack, "wizard", 3, {"rounds": "5"}))
 
 
 def where(page: Any) -> str:
@@ -165,6 +171,63 @@ def test_step_through_a_finished_game_and_play_on_from_a_point(
     while moves_of(web_stack, forked, 1) == before:
         assert time.monotonic() < deadline, "the forked table never took the move"
         time.sleep(0.1)
+    assert not errors, errors
+    assert not camera.found, camera.found
+    context.close()
+
+
+OTHER_GAMES = {
+    "crazy8s": (3, {"rounds": "3"}),
+    "kaiser": (4, {"target": "32"}),
+    "hearts": (4, {}),
+}
+
+
+@pytest.fixture(scope="module")
+def other_games(web_stack: str) -> dict[str, str]:
+    """A finished game of each other kind (played side by side by the worker)."""
+    started = {
+        game: start_game(web_stack, game, seats, options)
+        for game, (seats, options) in OTHER_GAMES.items()
+    }
+    return {game: wait_finished(web_stack, table_id) for game, table_id in started.items()}
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_every_game_is_drawn_by_the_viewer(
+    browser: Any,
+    web_stack: str,
+    other_games: dict[str, str],
+    language: str,
+    axe_source: str,  # noqa: F811
+    screens: Any,  # noqa: F811
+) -> None:
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 800}, locale=LOCALES[language], bypass_csp=True
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    camera = Camera(page, language, axe_source, screens)
+    for game, table_id in other_games.items():
+        page.goto(f"{web_stack}/#/replay/{table_id}")
+        page.wait_for_selector(".replay-felt")
+        seats = OTHER_GAMES[game][0]
+        assert page.locator(".replay-seat").count() == seats
+        # the first step: every seat's whole hand face up
+        dealt = page.locator(".replay-seat .fan playing-card").count()
+        assert dealt >= seats * 5, dealt
+        for _ in range(7):  # a few moves in
+            page.click("[data-forward]")
+        wait_until(page, "/ 8 /.test(document.querySelector('.where').textContent)")
+        if game == "crazy8s":
+            assert page.locator(".replay-middle playing-card").count() == 1  # the top card
+        else:
+            page.click("[data-trick-forward]")
+            page.wait_for_selector(".replay-middle .taker")
+        camera.shoot(f"replay-{game}")
+        page.click("[data-last]")
+        page.wait_for_selector(".replay-over .deal-check.verified")
     assert not errors, errors
     assert not camera.found, camera.found
     context.close()
