@@ -259,7 +259,8 @@ export class ReplayScreen {
       button("last", "▶|", t("replay.last_label"), last) +
       `</div><div class="jumps">` +
       `<label>${escape(t("replay.jump"))} <select data-hand>${hands}</select></label>` +
-      `<label>${escape(t("replay.pace"))} <select data-pace>${paces}</select></label></div></div>`;
+      `<label>${escape(t("replay.pace"))} <select data-pace>${paces}</select></label></div>` +
+      `<p class="muted keys">${escape(t("replay.keys"))}</p></div>`;
   }
 
   wire() {

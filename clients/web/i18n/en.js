@@ -317,4 +317,5 @@ export default {
   "replay.share": "Link to this replay",
   "replay.share_public": "Anyone with the link can watch it: the table allows spectators.",
   "replay.share_private": "Only this table's players can open it: the table allows no spectators.",
+  "replay.keys": "Keys: ← and → a move, ↑ and ↓ a trick, space plays or pauses.",
 };

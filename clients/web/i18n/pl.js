@@ -321,6 +321,7 @@ export default {
   "replay.share": "Link do tej powtórki",
   "replay.share_public": "Każdy z linkiem może ją obejrzeć: stół przyjmuje widzów.",
   "replay.share_private": "Otworzą ją tylko gracze tego stołu: stół nie przyjmuje widzów.",
+  "replay.keys": "Klawisze: ← i → o ruch, ↑ i ↓ o lewę, spacja odtwarza lub wstrzymuje.",
 };
 
 /** Texts the server's catalogue sends in English: game names, summaries, end rules, options. */
