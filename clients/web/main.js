@@ -1,7 +1,7 @@
 // Parlour's browser client. The address says where you are, so a reload
 // comes back to the same place: #/ the lobby, #/table/ID your seat at a table
 // (found again in localStorage) or a spectator's view, #/join/ID an invitation,
-// #/rules/GAME a game's rules. The header holds the page's settings: the
+// #/rules/GAME a game's rules, #/replay/ID a game step by step. The header holds the page's settings: the
 // language, the turn sound and the four-colour deck (each remembered here).
 import { ensureAccount, renderAccount } from "./account.js";
 import { rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
@@ -9,6 +9,7 @@ import { muted, setMuted } from "./attention.js";
 import { LANGUAGES, lang, setLang, t } from "./i18n.js";
 import { LobbyScreen } from "./lobby.js";
 import { closedToSpectators, invitationCode } from "./moderation.js";
+import { ReplayScreen } from "./replay.js";
 import { randomHex } from "./fairdeal.js";
 import { RulesScreen } from "./rules.js";
 import { escape } from "./summary.js";
@@ -34,8 +35,11 @@ function openRules(game) {
 function route() {
   if (screen) screen.close();
   screen = null;
-  const [, where, tableId] = location.hash.split("/");
-  if (where === "table" && tableId) {
+  const [, where, tableId, at] = location.hash.split("/");
+  if (where === "replay" && tableId) {  // a game step by step (replay.js); #/replay/ID/SEQ opens at a step
+    document.body.dataset.screen = "replay";
+    screen = new ReplayScreen(root, tableId, games, { onLeave: () => go("#/"), onOpenTable: (id) => go(`#/table/${id}`), at });
+  } else if (where === "table" && tableId) {
     const held = savedSeats()[tableId] || null;
     document.body.dataset.screen = "table";
     screen = new TableScreen(root, tableId, held, games, { onLeave: () => go("#/"), onRules: openRules });

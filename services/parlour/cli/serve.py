@@ -22,6 +22,7 @@ from parlour.cli import options as ops
 from parlour.cli.account_flags import account_settings, add_account_arguments
 from parlour.cli.metrics_http import start_metrics
 from parlour.cli.options import database_url_argument, safe_url
+from parlour.replay.fork import fork_table
 from parlour.service import bootstrap
 from parlour.service.app import sweeper
 from parlour.service.app.bots import DEFAULT_LEASE_SECONDS
@@ -252,6 +253,7 @@ def run(args: argparse.Namespace) -> int:
         migrate=not args.no_migrate,
         worker_token=token,
         bot_levels=bot_levels(),
+        forker=fork_table,
         lease_seconds=args.lease_seconds or DEFAULT_LEASE_SECONDS,
         credentials=credentials,
         connections=args.db_connections,

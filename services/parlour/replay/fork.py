@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from parlour.replay.check import ReplayError, replay
@@ -83,12 +83,17 @@ async def fork_game(
     seat_kinds: Sequence[SeatKind] | None = None,
     *,
     rng: random.Random | None = None,
+    accounts: Mapping[int, str] | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> Forked:
     """Create a new table whose game is table ``source``'s game after event ``at``.
 
     ``seat_kinds`` (one per seat) defaults to the source table's seating.
     Every person seat is taken at once and its token returned; the new table
     is playing, so bots (and people, with their tokens) carry on from there.
+    ``accounts`` and ``names`` (seat -> value) bind a person seat to an account
+    and name it (ForkTable: the caller's seat); by default a person seat keeps
+    the source's name, unbound.
     """
     try:
         table = await store.get_table(source)
@@ -115,7 +120,7 @@ async def fork_game(
         raise ForkError(f"table {source} has {table.seats} seats, not {len(kinds)}")
 
     host_token = auth.new_token()
-    seat_rows, seat_tokens, seated = _seat(kinds, table)
+    seat_rows, seat_tokens, seated = _seat(kinds, table, accounts or {}, names or {})
     # The fork's deals are its own: fresh shuffles (committed), not derived
     # from the source's seed, which is not copied.
     hosted = replace(
@@ -179,7 +184,10 @@ def _kinds_of(setup: TableHosted, seats: int) -> tuple[SeatKind, ...]:
 
 
 def _seat(
-    kinds: Sequence[SeatKind], source: TableRow
+    kinds: Sequence[SeatKind],
+    source: TableRow,
+    accounts: Mapping[int, str],
+    names: Mapping[int, str],
 ) -> tuple[list[SeatRow], dict[int, str], list[NewEvent]]:
     """Seat rows for the fork, a token per person seat, and the SeatTaken events."""
     rows, tokens, taken = [], {}, []
@@ -192,8 +200,24 @@ def _seat(
             continue
         old = source.seat_rows[seat] if seat < len(source.seat_rows) else None
         name = old.player_name if old is not None and old.kind == PERSON else None
-        name = name or f"Player {seat + 1}"
+        name = names.get(seat) or name or f"Player {seat + 1}"
         tokens[seat] = auth.new_token()
-        rows.append(SeatRow(seat, PERSON, None, name, auth.token_hash(tokens[seat]), True))
-        taken.append(SeatTaken(seat, name).new())
+        account = accounts.get(seat)
+        hashed = auth.token_hash(tokens[seat])
+        rows.append(SeatRow(seat, PERSON, None, name, hashed, True, account_id=account))
+        taken.append(SeatTaken(seat, name, account_id=account).new())
     return rows, tokens, taken
+
+
+async def fork_table(
+    store: EventStore,
+    source: str,
+    at: int,
+    seats: Sequence[tuple[str, str]],
+    accounts: Mapping[int, str],
+    names: Mapping[int, str],
+) -> Forked:
+    """:func:`fork_game` as the service calls it (ReplayService.ForkTable, wired by
+    ``parlour serve``): a seat is a ``(kind, bot level)`` pair of plain strings."""
+    kinds = [SeatKind(domain.SeatKind(kind), level) for kind, level in seats]
+    return await fork_game(store, source, at, kinds, accounts=accounts, names=names)

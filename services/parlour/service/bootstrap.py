@@ -29,6 +29,7 @@ from parlour.service.app.moderation import (
     AccountCaps,
 )
 from parlour.service.app.parlour import WATCH_POLL_SECONDS, Parlour
+from parlour.service.app.ports import Forker
 from parlour.service.app.sweeper import Sweeper, SweepSettings
 from parlour.service.grpc.rates import Rates
 from parlour.service.grpc.server import GrpcServer, build_server
@@ -53,6 +54,8 @@ class Settings:
     worker_token: str | None = None
     #: game id -> the bot levels the catalogue publishes (HostTable refuses others)
     bot_levels: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    #: ReplayService.ForkTable's fork (``app/ports.Forker``; None: ForkTable refuses)
+    forker: Forker | None = None
     #: how long a worker holds a bot turn it claimed
     lease_seconds: float = DEFAULT_LEASE_SECONDS
     #: serve TLS with these instead of plaintext
@@ -121,6 +124,7 @@ async def assemble(
         rng=rng,
         worker_token=settings.worker_token,
         bot_levels=settings.bot_levels,
+        forker=settings.forker,
         watch_poll_seconds=settings.catch_up_seconds,
         bot_act_guard=LeaseGuard(store).check_act,
         page_secret=page_secret(settings),

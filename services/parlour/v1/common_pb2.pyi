@@ -113,6 +113,9 @@ refused where the engine knows it):
   DEAL_FIRST
   DRAW_ONLY_WHEN_NOTHING_PLAYS  {playable, top_card}
   EIGHT_NAMES_SUIT  {card}
+  FORK_NOTHING_TO_PLAY  {at}
+  FORK_NOT_FINISHED
+  FORK_NO_SUCH_EVENT  {at, last}
   FIRST_LEAD_TWO_OF_CLUBS  {card}
   GAME_OVER
   HEARTS_NOT_BROKEN  {card}
@@ -138,6 +141,7 @@ refused where the engine knows it):
   NO_PASSING_THIS_HAND
   NO_POINTS_ON_FIRST_TRICK  {card}
   NO_SPECTATORS
+  NO_SUCH_HAND  {hand, last}
   NO_SUCH_SEAT  {seat}
   NO_SUCH_SESSION
   NO_TRUMP_IS_OFF
@@ -151,6 +155,7 @@ refused where the engine knows it):
   RATE_LIMITED  {wait_seconds}
   REFUSED
   REMOVED_BY_HOST
+  REPLAY_PRIVATE
   REQUEST_ID_REUSED
   SCREW_THE_DEALER  {number, tricks}
   SEAT_NEEDS_CODE

@@ -23,21 +23,36 @@ _sym_db = _symbol_database.Default()
 
 
 from parlour.v1 import lobby_pb2 as parlour_dot_v1_dot_lobby__pb2
+from parlour.v1 import play_pb2 as parlour_dot_v1_dot_play__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17parlour/v1/replay.proto\x12\nparlour.v1\x1a\x16parlour/v1/lobby.proto\"\x86\x01\n\x0bReplayEvent\x12\x0b\n\x03seq\x18\x01 \x01(\x03\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x16\n\x0eschema_version\x18\x03 \x01(\x05\x12\x14\n\x0cpayload_json\x18\x04 \x01(\t\x12\x0e\n\x06\x64igest\x18\x05 \x01(\t\x12\x10\n\x08redacted\x18\x06 \x01(\x08\x12\x0c\n\x04text\x18\x07 \x01(\t\"@\n\x10GetReplayRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"\xce\x01\n\x11GetReplayResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x12\n\nseat_count\x18\x03 \x01(\x05\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.parlour.v1.TableStatus\x12\x0f\n\x07version\x18\x05 \x01(\x03\x12\x10\n\x08\x66inished\x18\x06 \x01(\x08\x12\x10\n\x08\x63omplete\x18\x07 \x01(\x08\x12\'\n\x06\x65vents\x18\x08 \x03(\x0b\x32\x17.parlour.v1.ReplayEvent2Y\n\rReplayService\x12H\n\tGetReplay\x12\x1c.parlour.v1.GetReplayRequest\x1a\x1d.parlour.v1.GetReplayResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17parlour/v1/replay.proto\x12\nparlour.v1\x1a\x16parlour/v1/lobby.proto\x1a\x15parlour/v1/play.proto\"\x86\x01\n\x0bReplayEvent\x12\x0b\n\x03seq\x18\x01 \x01(\x03\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x16\n\x0eschema_version\x18\x03 \x01(\x05\x12\x14\n\x0cpayload_json\x18\x04 \x01(\t\x12\x0e\n\x06\x64igest\x18\x05 \x01(\t\x12\x10\n\x08redacted\x18\x06 \x01(\x08\x12\x0c\n\x04text\x18\x07 \x01(\t\"@\n\x10GetReplayRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"\xce\x01\n\x11GetReplayResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x12\n\nseat_count\x18\x03 \x01(\x05\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.parlour.v1.TableStatus\x12\x0f\n\x07version\x18\x05 \x01(\x03\x12\x10\n\x08\x66inished\x18\x06 \x01(\x08\x12\x10\n\x08\x63omplete\x18\x07 \x01(\x08\x12\'\n\x06\x65vents\x18\x08 \x03(\x0b\x32\x17.parlour.v1.ReplayEvent\"R\n\x14GetReplayHandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04hand\x18\x03 \x01(\x05\x42\x07\n\x05_seat\"(\n\tSeatCards\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"\x87\x01\n\nReplayStep\x12\x0b\n\x03seq\x18\x01 \x01(\x03\x12&\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x17.parlour.v1.PublicEvent\x12\x1e\n\x04view\x18\x03 \x01(\x0b\x32\x10.parlour.v1.View\x12$\n\x05hands\x18\x04 \x03(\x0b\x32\x15.parlour.v1.SeatCards\"N\n\nReplayHand\x12\x0c\n\x04hand\x18\x01 \x01(\x05\x12\x11\n\tfirst_seq\x18\x02 \x01(\x03\x12\x10\n\x08last_seq\x18\x03 \x01(\x03\x12\r\n\x05steps\x18\x04 \x01(\x05\"\xe8\x01\n\x15GetReplayHandResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x12\n\nseat_count\x18\x03 \x01(\x05\x12\x0c\n\x04name\x18\x04 \x01(\t\x12\x10\n\x08\x66inished\x18\x05 \x01(\x08\x12\x0f\n\x07version\x18\x06 \x01(\x03\x12\x0c\n\x04hand\x18\x07 \x01(\x05\x12%\n\x05hands\x18\x08 \x03(\x0b\x32\x16.parlour.v1.ReplayHand\x12%\n\x05steps\x18\t \x03(\x0b\x32\x16.parlour.v1.ReplayStep\x12\x0e\n\x06public\x18\n \x01(\x08\"L\n\x10\x46orkTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\n\n\x02\x61t\x18\x02 \x01(\x03\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"\xa6\x01\n\x11\x46orkTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.parlour.v1.Table\x12\x12\n\nhost_token\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x12\n\nseat_token\x18\x04 \x01(\t\x12\x17\n\x0fsource_table_id\x18\x05 \x01(\t\x12\n\n\x02\x61t\x18\x06 \x01(\x03\x12\x14\n\x0c\x64\x65\x61lt_afresh\x18\x07 \x01(\x08\x32\xf9\x01\n\rReplayService\x12H\n\tGetReplay\x12\x1c.parlour.v1.GetReplayRequest\x1a\x1d.parlour.v1.GetReplayResponse\x12T\n\rGetReplayHand\x12 .parlour.v1.GetReplayHandRequest\x1a!.parlour.v1.GetReplayHandResponse\x12H\n\tForkTable\x12\x1c.parlour.v1.ForkTableRequest\x1a\x1d.parlour.v1.ForkTableResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parlour.v1.replay_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_REPLAYEVENT']._serialized_start=64
-  _globals['_REPLAYEVENT']._serialized_end=198
-  _globals['_GETREPLAYREQUEST']._serialized_start=200
-  _globals['_GETREPLAYREQUEST']._serialized_end=264
-  _globals['_GETREPLAYRESPONSE']._serialized_start=267
-  _globals['_GETREPLAYRESPONSE']._serialized_end=473
-  _globals['_REPLAYSERVICE']._serialized_start=475
-  _globals['_REPLAYSERVICE']._serialized_end=564
+  _globals['_REPLAYEVENT']._serialized_start=87
+  _globals['_REPLAYEVENT']._serialized_end=221
+  _globals['_GETREPLAYREQUEST']._serialized_start=223
+  _globals['_GETREPLAYREQUEST']._serialized_end=287
+  _globals['_GETREPLAYRESPONSE']._serialized_start=290
+  _globals['_GETREPLAYRESPONSE']._serialized_end=496
+  _globals['_GETREPLAYHANDREQUEST']._serialized_start=498
+  _globals['_GETREPLAYHANDREQUEST']._serialized_end=580
+  _globals['_SEATCARDS']._serialized_start=582
+  _globals['_SEATCARDS']._serialized_end=622
+  _globals['_REPLAYSTEP']._serialized_start=625
+  _globals['_REPLAYSTEP']._serialized_end=760
+  _globals['_REPLAYHAND']._serialized_start=762
+  _globals['_REPLAYHAND']._serialized_end=840
+  _globals['_GETREPLAYHANDRESPONSE']._serialized_start=843
+  _globals['_GETREPLAYHANDRESPONSE']._serialized_end=1075
+  _globals['_FORKTABLEREQUEST']._serialized_start=1077
+  _globals['_FORKTABLEREQUEST']._serialized_end=1153
+  _globals['_FORKTABLERESPONSE']._serialized_start=1156
+  _globals['_FORKTABLERESPONSE']._serialized_end=1322
+  _globals['_REPLAYSERVICE']._serialized_start=1325
+  _globals['_REPLAYSERVICE']._serialized_end=1574
 # @@protoc_insertion_point(module_scope)

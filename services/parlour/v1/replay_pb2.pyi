@@ -10,8 +10,16 @@ the game exactly, on any machine (`parlour replay` does this, checking
 every digest). This service hands the log to clients.
 
 Who sees what:
+  * Who may read a table's replay at all follows its spectator setting
+    (the table option "spectators"): where spectators may watch, anyone
+    may (every table is visible in the lobby), so a finished game's replay
+    can be shared by its link; where they may not, only the table's
+    players: `seat` with that seat's token (or the session of the account
+    that took it), or, without `seat`, the session of an account that took
+    any seat. Anyone else is refused PERMISSION_DENIED, reason
+    REPLAY_PRIVATE, finished game or not.
   * A finished game: the full log, every card and every state digest, for
-    anyone (every table is visible in the lobby); no token needed.
+    whoever may read it; no token needed where spectators may watch.
   * A game being played (or a table still open): only what one seat could
     see. Set `seat` and send that seat's "x-parlour-seat-token": each
     CardsDealt keeps only the cards dealt to that seat, and other seats'
@@ -63,6 +71,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from parlour.v1 import lobby_pb2 as _lobby_pb2
+from parlour.v1 import play_pb2 as _play_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -207,3 +216,293 @@ class GetReplayResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetReplayResponse: _TypeAlias = GetReplayResponse  # noqa: Y015
+
+@_typing.final
+class GetReplayHandRequest(_message.Message):
+    """Request for ReplayService.GetReplayHand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table. At most 64 characters."""
+    seat: _builtins.int
+    """As GetReplayRequest.seat: whose knowledge the views are cut to while the
+    game is on, and whose seat the views are drawn from ("you"); absent = a spectator.
+    """
+    hand: _builtins.int
+    """The hand, counting from 1; 0 = the first."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+        hand: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "hand", b"hand", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___GetReplayHandRequest: _TypeAlias = GetReplayHandRequest  # noqa: Y015
+
+@_typing.final
+class SeatCards(_message.Message):
+    """One seat's cards at a step of a finished game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Its cards, sorted, in card notation."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatCards: _TypeAlias = SeatCards  # noqa: Y015
+
+@_typing.final
+class ReplayStep(_message.Message):
+    """One step of a replay: an event and the position right after it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQ_FIELD_NUMBER: _builtins.int
+    EVENT_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    seq: _builtins.int
+    """The event's number in the table's history (ForkTableRequest.at forks here)."""
+    @_builtins.property
+    def event(self) -> _play_pb2.PublicEvent:
+        """The event as Watch tells it (its words in the call's language). A
+        finished game's Hearts passes keep their cards.
+        """
+
+    @_builtins.property
+    def view(self) -> _play_pb2.View:
+        """The position after the event as the caller may see it (see
+        GetReplayHand); never any legal actions: a replay is not played.
+        """
+
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
+        """Once the game is over: every seat's cards after the event, in seat
+        order; empty while the game is on.
+        """
+
+    def __init__(
+        self,
+        *,
+        seq: _builtins.int = ...,
+        event: _play_pb2.PublicEvent | None = ...,
+        view: _play_pb2.View | None = ...,
+        hands: _abc.Iterable[Global___SeatCards] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "hands", b"hands", "seq", b"seq", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayStep: _TypeAlias = ReplayStep  # noqa: Y015
+
+@_typing.final
+class ReplayHand(_message.Message):
+    """One hand of a replay, as the index of GetReplayHandResponse lists it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_FIELD_NUMBER: _builtins.int
+    FIRST_SEQ_FIELD_NUMBER: _builtins.int
+    LAST_SEQ_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    hand: _builtins.int
+    """The hand, counting from 1."""
+    first_seq: _builtins.int
+    """The seq of its first step."""
+    last_seq: _builtins.int
+    """The seq of its last step."""
+    steps: _builtins.int
+    """How many steps it has."""
+    def __init__(
+        self,
+        *,
+        hand: _builtins.int = ...,
+        first_seq: _builtins.int = ...,
+        last_seq: _builtins.int = ...,
+        steps: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_seq", b"first_seq", "hand", b"hand", "last_seq", b"last_seq", "steps", b"steps"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayHand: _TypeAlias = ReplayHand  # noqa: Y015
+
+@_typing.final
+class GetReplayHandResponse(_message.Message):
+    """Response of ReplayService.GetReplayHand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    SEAT_COUNT_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    PUBLIC_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table."""
+    game: _builtins.str
+    """The game's id, e.g. "wizard"."""
+    seat_count: _builtins.int
+    """The number of seats at the table."""
+    name: _builtins.str
+    """The table's name."""
+    finished: _builtins.bool
+    """True once the game is over (ReplayStep.hands are then filled in)."""
+    version: _builtins.int
+    """The table's version when the log was read."""
+    hand: _builtins.int
+    """The hand these steps are of."""
+    public: _builtins.bool
+    """True where anyone may read this replay (the table allows spectators):
+    its link can be shared.
+    """
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReplayHand]:
+        """Every hand of the game so far, in order."""
+
+    @_builtins.property
+    def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReplayStep]:
+        """This hand's steps, in order: from its deal to its last event (the
+        game's last hand ends with GameFinished or GameAbandoned).
+        """
+
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        game: _builtins.str = ...,
+        seat_count: _builtins.int = ...,
+        name: _builtins.str = ...,
+        finished: _builtins.bool = ...,
+        version: _builtins.int = ...,
+        hand: _builtins.int = ...,
+        hands: _abc.Iterable[Global___ReplayHand] | None = ...,
+        steps: _abc.Iterable[Global___ReplayStep] | None = ...,
+        public: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["finished", b"finished", "game", b"game", "hand", b"hand", "hands", b"hands", "name", b"name", "public", b"public", "seat_count", b"seat_count", "steps", b"steps", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetReplayHandResponse: _TypeAlias = GetReplayHandResponse  # noqa: Y015
+
+@_typing.final
+class ForkTableRequest(_message.Message):
+    """Request for ReplayService.ForkTable."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    AT_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table whose game is forked. At most 64 characters."""
+    at: _builtins.int
+    """The event to play on from: a ReplayStep.seq of that table."""
+    seat: _builtins.int
+    """The seat the caller plays at the new table; absent = the seat the
+    caller's account held at the source, else its first person seat, else 0.
+    """
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        at: _builtins.int = ...,
+        seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "at", b"at", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___ForkTableRequest: _TypeAlias = ForkTableRequest  # noqa: Y015
+
+@_typing.final
+class ForkTableResponse(_message.Message):
+    """Response of ReplayService.ForkTable."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    HOST_TOKEN_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    SOURCE_TABLE_ID_FIELD_NUMBER: _builtins.int
+    AT_FIELD_NUMBER: _builtins.int
+    DEALT_AFRESH_FIELD_NUMBER: _builtins.int
+    host_token: _builtins.str
+    """The new table's host token (keep it secret)."""
+    seat: _builtins.int
+    """The seat the caller took."""
+    seat_token: _builtins.str
+    """That seat's token (send it as "x-parlour-seat-token"; keep it secret)."""
+    source_table_id: _builtins.str
+    """The source table."""
+    at: _builtins.int
+    """The source's event the fork plays on from."""
+    dealt_afresh: _builtins.bool
+    """True if the position waited for a deal and the fork dealt afresh."""
+    @_builtins.property
+    def table(self) -> _lobby_pb2.Table:
+        """The new table (playing)."""
+
+    def __init__(
+        self,
+        *,
+        table: _lobby_pb2.Table | None = ...,
+        host_token: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        source_table_id: _builtins.str = ...,
+        at: _builtins.int = ...,
+        dealt_afresh: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "dealt_afresh", b"dealt_afresh", "host_token", b"host_token", "seat", b"seat", "seat_token", b"seat_token", "source_table_id", b"source_table_id", "table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForkTableResponse: _TypeAlias = ForkTableResponse  # noqa: Y015

@@ -40,6 +40,16 @@ class ReplayServiceStub:
                 request_serializer=parlour_dot_v1_dot_replay__pb2.GetReplayRequest.SerializeToString,
                 response_deserializer=parlour_dot_v1_dot_replay__pb2.GetReplayResponse.FromString,
                 _registered_method=True)
+        self.GetReplayHand = channel.unary_unary(
+                '/parlour.v1.ReplayService/GetReplayHand',
+                request_serializer=parlour_dot_v1_dot_replay__pb2.GetReplayHandRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_replay__pb2.GetReplayHandResponse.FromString,
+                _registered_method=True)
+        self.ForkTable = channel.unary_unary(
+                '/parlour.v1.ReplayService/ForkTable',
+                request_serializer=parlour_dot_v1_dot_replay__pb2.ForkTableRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_replay__pb2.ForkTableResponse.FromString,
+                _registered_method=True)
 
 
 class ReplayServiceServicer:
@@ -56,6 +66,40 @@ class ReplayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetReplayHand(self, request, context):
+        """One hand of the game as a replay viewer steps through it: after each
+        event, the View the server's rules engine folds the log to, so a client
+        draws a past position as it draws a live one and holds no rules. Who
+        sees what is as for GetReplay: once the game is over every seat's cards
+        (ReplayStep.hands); while it is on, only what `seat` (or a spectator)
+        saw at the time. Metadata: "x-parlour-seat-token" when `seat` is set.
+        Errors: as GetReplay; NOT_FOUND, reason NO_SUCH_HAND, a hand the game
+        has not reached; FAILED_PRECONDITION, reason WRONG_TABLE_STATE, a table
+        whose game has not started.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForkTable(self, request, context):
+        """"Play on from here": a new table whose game is this table's finished
+        game as it stood after event `at`, so play goes on from exactly that
+        position (the log's events up to `at` are copied with their digests; a
+        position waiting for a deal is dealt afresh). Whoever may read the
+        replay may fork it. The caller becomes the new table's host and takes
+        seat `seat`; every other seat is played by a bot (the source's bots at
+        their levels, its people by the default level), since a table in play
+        takes no one new. With a session the seat is bound to its account.
+        Errors: as GetReplay; FAILED_PRECONDITION, reason FORK_NOT_FINISHED
+        while the source's game is on (a fork would show its hidden cards),
+        reason FORK_NOTHING_TO_PLAY at a position before the first deal or
+        after the end; NOT_FOUND, reason FORK_NO_SUCH_EVENT {at, last};
+        INVALID_ARGUMENT, reason NO_SUCH_SEAT {seat}.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ReplayServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -63,6 +107,16 @@ def add_ReplayServiceServicer_to_server(servicer, server):
                     servicer.GetReplay,
                     request_deserializer=parlour_dot_v1_dot_replay__pb2.GetReplayRequest.FromString,
                     response_serializer=parlour_dot_v1_dot_replay__pb2.GetReplayResponse.SerializeToString,
+            ),
+            'GetReplayHand': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetReplayHand,
+                    request_deserializer=parlour_dot_v1_dot_replay__pb2.GetReplayHandRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_replay__pb2.GetReplayHandResponse.SerializeToString,
+            ),
+            'ForkTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForkTable,
+                    request_deserializer=parlour_dot_v1_dot_replay__pb2.ForkTableRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_replay__pb2.ForkTableResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -93,6 +147,60 @@ class ReplayService:
             '/parlour.v1.ReplayService/GetReplay',
             parlour_dot_v1_dot_replay__pb2.GetReplayRequest.SerializeToString,
             parlour_dot_v1_dot_replay__pb2.GetReplayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetReplayHand(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.ReplayService/GetReplayHand',
+            parlour_dot_v1_dot_replay__pb2.GetReplayHandRequest.SerializeToString,
+            parlour_dot_v1_dot_replay__pb2.GetReplayHandResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForkTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.ReplayService/ForkTable',
+            parlour_dot_v1_dot_replay__pb2.ForkTableRequest.SerializeToString,
+            parlour_dot_v1_dot_replay__pb2.ForkTableResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -10,8 +10,16 @@ the game exactly, on any machine (`parlour replay` does this, checking
 every digest). This service hands the log to clients.
 
 Who sees what:
+  * Who may read a table's replay at all follows its spectator setting
+    (the table option "spectators"): where spectators may watch, anyone
+    may (every table is visible in the lobby), so a finished game's replay
+    can be shared by its link; where they may not, only the table's
+    players: `seat` with that seat's token (or the session of the account
+    that took it), or, without `seat`, the session of an account that took
+    any seat. Anyone else is refused PERMISSION_DENIED, reason
+    REPLAY_PRIVATE, finished game or not.
   * A finished game: the full log, every card and every state digest, for
-    anyone (every table is visible in the lobby); no token needed.
+    whoever may read it; no token needed where spectators may watch.
   * A game being played (or a table still open): only what one seat could
     see. Set `seat` and send that seat's "x-parlour-seat-token": each
     CardsDealt keeps only the cards dealt to that seat, and other seats'
@@ -94,6 +102,32 @@ class ReplayServiceStub:
     Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
     out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token.
     """
+    GetReplayHand: _grpc.UnaryUnaryMultiCallable[_replay_pb2.GetReplayHandRequest, _replay_pb2.GetReplayHandResponse]
+    """One hand of the game as a replay viewer steps through it: after each
+    event, the View the server's rules engine folds the log to, so a client
+    draws a past position as it draws a live one and holds no rules. Who
+    sees what is as for GetReplay: once the game is over every seat's cards
+    (ReplayStep.hands); while it is on, only what `seat` (or a spectator)
+    saw at the time. Metadata: "x-parlour-seat-token" when `seat` is set.
+    Errors: as GetReplay; NOT_FOUND, reason NO_SUCH_HAND, a hand the game
+    has not reached; FAILED_PRECONDITION, reason WRONG_TABLE_STATE, a table
+    whose game has not started.
+    """
+    ForkTable: _grpc.UnaryUnaryMultiCallable[_replay_pb2.ForkTableRequest, _replay_pb2.ForkTableResponse]
+    """"Play on from here": a new table whose game is this table's finished
+    game as it stood after event `at`, so play goes on from exactly that
+    position (the log's events up to `at` are copied with their digests; a
+    position waiting for a deal is dealt afresh). Whoever may read the
+    replay may fork it. The caller becomes the new table's host and takes
+    seat `seat`; every other seat is played by a bot (the source's bots at
+    their levels, its people by the default level), since a table in play
+    takes no one new. With a session the seat is bound to its account.
+    Errors: as GetReplay; FAILED_PRECONDITION, reason FORK_NOT_FINISHED
+    while the source's game is on (a fork would show its hidden cards),
+    reason FORK_NOTHING_TO_PLAY at a position before the first deal or
+    after the end; NOT_FOUND, reason FORK_NO_SUCH_EVENT {at, last};
+    INVALID_ARGUMENT, reason NO_SUCH_SEAT {seat}.
+    """
 
 @_typing.type_check_only
 class ReplayServiceAsyncStub(ReplayServiceStub):
@@ -105,6 +139,32 @@ class ReplayServiceAsyncStub(ReplayServiceStub):
     Metadata: "x-parlour-seat-token" when `seat` is set.
     Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
     out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token.
+    """
+    GetReplayHand: _aio.UnaryUnaryMultiCallable[_replay_pb2.GetReplayHandRequest, _replay_pb2.GetReplayHandResponse]  # type: ignore[assignment]
+    """One hand of the game as a replay viewer steps through it: after each
+    event, the View the server's rules engine folds the log to, so a client
+    draws a past position as it draws a live one and holds no rules. Who
+    sees what is as for GetReplay: once the game is over every seat's cards
+    (ReplayStep.hands); while it is on, only what `seat` (or a spectator)
+    saw at the time. Metadata: "x-parlour-seat-token" when `seat` is set.
+    Errors: as GetReplay; NOT_FOUND, reason NO_SUCH_HAND, a hand the game
+    has not reached; FAILED_PRECONDITION, reason WRONG_TABLE_STATE, a table
+    whose game has not started.
+    """
+    ForkTable: _aio.UnaryUnaryMultiCallable[_replay_pb2.ForkTableRequest, _replay_pb2.ForkTableResponse]  # type: ignore[assignment]
+    """"Play on from here": a new table whose game is this table's finished
+    game as it stood after event `at`, so play goes on from exactly that
+    position (the log's events up to `at` are copied with their digests; a
+    position waiting for a deal is dealt afresh). Whoever may read the
+    replay may fork it. The caller becomes the new table's host and takes
+    seat `seat`; every other seat is played by a bot (the source's bots at
+    their levels, its people by the default level), since a table in play
+    takes no one new. With a session the seat is bound to its account.
+    Errors: as GetReplay; FAILED_PRECONDITION, reason FORK_NOT_FINISHED
+    while the source's game is on (a fork would show its hidden cards),
+    reason FORK_NOTHING_TO_PLAY at a position before the first deal or
+    after the end; NOT_FOUND, reason FORK_NO_SUCH_EVENT {at, last};
+    INVALID_ARGUMENT, reason NO_SUCH_SEAT {seat}.
     """
 
 class ReplayServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -120,6 +180,44 @@ class ReplayServiceServicer(metaclass=_abc_1.ABCMeta):
         Metadata: "x-parlour-seat-token" when `seat` is set.
         Errors: NOT_FOUND unknown table; INVALID_ARGUMENT empty table_id or seat
         out of range; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong seat token.
+        """
+
+    @_abc_1.abstractmethod
+    def GetReplayHand(
+        self,
+        request: _replay_pb2.GetReplayHandRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_replay_pb2.GetReplayHandResponse, _abc.Awaitable[_replay_pb2.GetReplayHandResponse]]:
+        """One hand of the game as a replay viewer steps through it: after each
+        event, the View the server's rules engine folds the log to, so a client
+        draws a past position as it draws a live one and holds no rules. Who
+        sees what is as for GetReplay: once the game is over every seat's cards
+        (ReplayStep.hands); while it is on, only what `seat` (or a spectator)
+        saw at the time. Metadata: "x-parlour-seat-token" when `seat` is set.
+        Errors: as GetReplay; NOT_FOUND, reason NO_SUCH_HAND, a hand the game
+        has not reached; FAILED_PRECONDITION, reason WRONG_TABLE_STATE, a table
+        whose game has not started.
+        """
+
+    @_abc_1.abstractmethod
+    def ForkTable(
+        self,
+        request: _replay_pb2.ForkTableRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_replay_pb2.ForkTableResponse, _abc.Awaitable[_replay_pb2.ForkTableResponse]]:
+        """"Play on from here": a new table whose game is this table's finished
+        game as it stood after event `at`, so play goes on from exactly that
+        position (the log's events up to `at` are copied with their digests; a
+        position waiting for a deal is dealt afresh). Whoever may read the
+        replay may fork it. The caller becomes the new table's host and takes
+        seat `seat`; every other seat is played by a bot (the source's bots at
+        their levels, its people by the default level), since a table in play
+        takes no one new. With a session the seat is bound to its account.
+        Errors: as GetReplay; FAILED_PRECONDITION, reason FORK_NOT_FINISHED
+        while the source's game is on (a fork would show its hidden cards),
+        reason FORK_NOTHING_TO_PLAY at a position before the first deal or
+        after the end; NOT_FOUND, reason FORK_NO_SUCH_EVENT {at, last};
+        INVALID_ARGUMENT, reason NO_SUCH_SEAT {seat}.
         """
 
 def add_ReplayServiceServicer_to_server(servicer: ReplayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

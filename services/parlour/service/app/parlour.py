@@ -29,7 +29,7 @@ from parlour.service.app.duties import Duties
 from parlour.service.app.lobby import Lobby
 from parlour.service.app.moderation import AccountCaps, Moderation
 from parlour.service.app.play import MoveSpec, Play
-from parlour.service.app.ports import BotActGuard, Waiter
+from parlour.service.app.ports import BotActGuard, Forker, Waiter
 from parlour.service.app.seating import Credentials, Hosted, Joined, SeatChoice
 from parlour.service.app.tables import Tables
 from parlour.service.app.views import SeatView
@@ -66,15 +66,19 @@ class Parlour:
         page_secret: bytes | None = None,
         accounts: Accounts | None = None,
         caps: AccountCaps | None = None,
+        forker: Forker | None = None,
     ) -> None:
         """``bot_act_guard`` is called before a worker's Act for a bot seat and raises
         TurnLeased when another worker holds the turn (``bots.LeaseGuard.check_act``).
         ``page_secret`` signs ListTables page tokens (``paging.Pager``; replicas
         must share it; None: a random one, good for this process only).
         ``accounts`` and ``caps`` default to the store's accounts with the default
-        session time and caps."""
+        session time and caps. ``forker`` makes ForkTable's tables (``forking.Forker``;
+        ``parlour serve`` passes ``parlour.replay.fork.fork_table``)."""
         self.store = store
         self.notifier = notifier
+        #: ReplayService.ForkTable's fork (``forking.py``; None: this server forks nothing)
+        self.forker = forker
         worker_hash = auth.token_hash(worker_token) if worker_token else None
         dealer = Dealer(rng or secrets.SystemRandom())
         self.tables = Tables(store, cache_size=cache_size)

@@ -18,6 +18,7 @@ are revealed with the rest of the log once the game is over.
 from __future__ import annotations
 
 import asyncio
+import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,10 +26,9 @@ from typing import Any
 from parlour.engine.actions import ActionKind
 from parlour.engine.cards import Card
 from parlour.service.app import auth
-from parlour.service.app.moderation import check_spectator
 from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.app.seating import holds_seat
-from parlour.service.domain.errors import BadRequest
+from parlour.service.domain.errors import BadRequest, Barred
 from parlour.service.domain.events import (
     ActionTaken,
     CardsDealt,
@@ -40,6 +40,7 @@ from parlour.service.domain.events import (
 )
 from parlour.service.domain.fold import Folded, describe, parse_action
 from parlour.service.domain.statuses import EventType
+from parlour.service.domain.table_options import spectators_allowed
 from parlour.service.store.protocol import StoredEvent, TableRow
 
 _ENDS = (EventType.GAME_FINISHED, EventType.GAME_ABANDONED)
@@ -130,6 +131,44 @@ def _actor(event: DomainEvent) -> int | None:
     return event.seat if isinstance(event, ActionTaken) else None
 
 
+class ReplayPrivate(Barred):
+    """The table allows no spectators, and the caller holds none of its seats."""
+
+    REASON = "REPLAY_PRIVATE"
+
+
+def check_may_read(table: TableRow, seat: int | None, credentials: Credentials) -> bool:
+    """Refuse a caller who may not read table ``table``'s replay (the top of
+    replay.proto: it follows the spectator setting); True if anyone may read it."""
+    if seat is not None and not 0 <= seat < table.seats:
+        raise BadRequest(
+            f"table {table.table_id} has seats 0 to {table.seats - 1}, not seat {seat}"
+        )
+    if spectators_allowed(table.options):
+        return True
+    rows = table.seat_rows if seat is None else table.seat_rows[seat : seat + 1]
+    given = auth.token_hash(credentials.seat_token) if credentials.seat_token else None
+    for row in rows:
+        if holds_seat(row, credentials):
+            return False
+        if given and row.token_hash and hmac.compare_digest(given, row.token_hash):
+            return False
+    raise ReplayPrivate(
+        f"table {table.table_id} allows no spectators: only its players may read its replay"
+    )
+
+
+def check_seat_token(table: TableRow, seat: int, credentials: Credentials) -> None:
+    """Refuse a caller who does not hold ``seat`` (its token, or its account's session)."""
+    if not 0 <= seat < table.seats:
+        raise BadRequest(
+            f"table {table.table_id} has seats 0 to {table.seats - 1}, not seat {seat}"
+        )
+    row = table.seat_rows[seat]
+    if not holds_seat(row, credentials):
+        auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
+
+
 async def get_replay(
     app: Parlour, table_id: str, seat: int | None, credentials: Credentials
 ) -> ReplayLog:
@@ -139,13 +178,8 @@ async def get_replay(
     table = await app.get_table(table_id)
     events = await app.store.read(table_id)
     finished = any(event.type in _ENDS for event in events)
-    if seat is None:
-        check_spectator(table)  # a replay is public only where spectators may watch
-    elif not finished:
-        if not 0 <= seat < table.seats:
-            raise BadRequest(f"table {table_id} has seats 0 to {table.seats - 1}, not seat {seat}")
-        row = table.seat_rows[seat]
-        if not holds_seat(row, credentials):
-            auth.check_token(credentials.seat_token, row.token_hash, f"seat {seat}")
+    if seat is not None and not finished:
+        check_seat_token(table, seat, credentials)
+    check_may_read(table, seat, credentials)
     visible = await asyncio.to_thread(visible_log, events, seat)
     return ReplayLog(table, tuple(visible), finished)

@@ -107,6 +107,8 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.Action.more_cards.item": 8,
     "parlour.v1.WatchRequest.table_id": ID,
     "parlour.v1.GetReplayRequest.table_id": ID,
+    "parlour.v1.GetReplayHandRequest.table_id": ID,
+    "parlour.v1.ForkTableRequest.table_id": ID,
     "parlour.v1.ClaimTurnRequest.worker_id": WORKER_ID,
     "parlour.v1.ClaimTurnRequest.games": 16,
     "parlour.v1.ClaimTurnRequest.games.item": GAME,

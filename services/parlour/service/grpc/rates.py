@@ -54,13 +54,13 @@ class Rates:
     """The limits, per caller (address, and account once there are accounts) and per
     replica; 0 turns one off. The defaults let people play at any pace a person plays."""
 
-    #: HostTable calls a minute
+    #: HostTable (and ForkTable: a fork makes a table) calls a minute
     host_per_minute: int = 10
     #: JoinTable calls a minute
     join_per_minute: int = 30
     #: Act calls a second
     act_per_second: int = 20
-    #: GetView calls a second
+    #: GetView (and GetReplayHand) calls a second
     view_per_second: int = 20
     #: Watch calls started a minute
     watch_per_minute: int = 60
@@ -174,6 +174,9 @@ _RATED: dict[str, tuple[str, bool]] = {
     "/parlour.v1.AccountService/SignIn": ("sign_in_per_minute", False),
     "/parlour.v1.AccountService/ClaimName": ("sign_in_per_minute", False),
     "/parlour.v1.AccountService/AuthenticateDevice": ("devices_per_minute", False),
+    # a fork makes a table (counted with HostTable); a replay's hand is read like a view
+    "/parlour.v1.ReplayService/ForkTable": ("host_per_minute", False),
+    "/parlour.v1.ReplayService/GetReplayHand": ("view_per_second", True),
 }
 _WATCH = "/parlour.v1.PlayService/Watch"
 

@@ -15,8 +15,10 @@ from parlour.engine.registry import GameInfo, all_games, get_game
 from parlour.service.app import auth
 from parlour.service.app.accounts import AUTHORIZATION_KEY
 from parlour.service.app.bots import BotTurns
+from parlour.service.app.forking import Fork, fork_table
 from parlour.service.app.parlour import Credentials, MoveSpec, Parlour, SeatChoice
 from parlour.service.app.replay_log import ReplayLog, get_replay
+from parlour.service.app.replay_steps import ReplayHand, get_replay_hand
 from parlour.service.domain import errors
 from parlour.service.domain.statuses import TableStatus
 from parlour.service.grpc import convert
@@ -370,3 +372,75 @@ class ReplayServicer(_OverApp, replay_pb2_grpc.ReplayServiceServicer):
         seat = _optional_seat(request)
         log = await get_replay(self.app, request.table_id, seat, await self._who(context))
         return replay_response(log)
+
+    @unary
+    async def GetReplayHand(
+        self, request: replay_pb2.GetReplayHandRequest, context: Context
+    ) -> replay_pb2.GetReplayHandResponse:
+        seat = _optional_seat(request)
+        who = await self._who(context)
+        hand = await get_replay_hand(self.app, request.table_id, seat, request.hand, who)
+        return replay_hand_response(hand)
+
+    @unary
+    async def ForkTable(
+        self, request: replay_pb2.ForkTableRequest, context: Context
+    ) -> replay_pb2.ForkTableResponse:
+        seat = _optional_seat(request)
+        who = await self._who(context)
+        return fork_response(await fork_table(self.app, request.table_id, request.at, seat, who))
+
+
+def replay_hand_response(hand: ReplayHand) -> replay_pb2.GetReplayHandResponse:
+    """The GetReplayHand message for ``hand``: each step's view as Watch would draw it."""
+    table = hand.table
+    answer = replay_pb2.GetReplayHandResponse(
+        table_id=table.table_id,
+        game=table.game,
+        seat_count=table.seats,
+        name=table.name or "",
+        finished=hand.finished,
+        version=hand.version,
+        hand=hand.hand,
+        public=hand.public,
+        hands=[
+            replay_pb2.ReplayHand(
+                hand=item.hand, first_seq=item.first_seq, last_seq=item.last_seq, steps=item.steps
+            )
+            for item in hand.hands
+        ],
+    )
+    for step in hand.steps:
+        view = convert.view(step.view, table)
+        del view.legal_actions[:]  # a replay is not played
+        for player in view.players:
+            player.away = player.seat in step.away
+        if step.event.type == "GameAbandoned":
+            view.is_over = True
+            view.phase = "over"
+            view.end_reason = play_pb2.END_REASON_ABANDONED
+            del view.winners[:]
+            del view.to_act[:]
+        answer.steps.add(
+            seq=step.event.seq,
+            event=convert.public_event(step.event, step.viewer),
+            view=view,
+            hands=[
+                replay_pb2.SeatCards(seat=number, cards=cards)
+                for number, cards in enumerate(step.hands)
+            ],
+        )
+    return answer
+
+
+def fork_response(fork: Fork) -> replay_pb2.ForkTableResponse:
+    """The ForkTable message for ``fork``."""
+    return replay_pb2.ForkTableResponse(
+        table=convert.table(fork.table),
+        host_token=fork.host_token,
+        seat=fork.seat,
+        seat_token=fork.seat_token,
+        source_table_id=fork.source,
+        at=fork.at,
+        dealt_afresh=fork.dealt_afresh,
+    )
