@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
 VALUES = {"POSTGRES_PASSWORD": "pg-secret/with:odd@chars", "PARLOUR_WORKER_TOKEN": "w" * 32}
 
@@ -252,3 +252,13 @@ def test_the_readme_deploy_section_names_every_service_variable_and_metric() -> 
         base = metric.removesuffix("_total")
         assert f'"{base}"' in source, f"README names a metric {metric} that nothing exports"
     assert "http://localhost:8080/" in deploy and "/metrics" in deploy
+
+
+def test_env_example_names_the_tls_folder_the_compose_file_and_readme_use() -> None:
+    example = re.search(r"^# ?PARLOUR_TLS_DIR=(\S+)", (ROOT / ".env.example").read_text(), re.M)
+    assert example, ".env.example does not show PARLOUR_TLS_DIR"
+    defaults = set(re.findall(r"\$\{PARLOUR_TLS_DIR:-([^}]+)\}", COMPOSE.read_text()))
+    assert defaults == {example.group(1)}
+    folder = example.group(1).removeprefix("./")
+    assert (ROOT / folder).is_dir()
+    assert f"`{folder}/`" in (ROOT / "README.md").read_text()
