@@ -6,6 +6,7 @@ compose CLI is installed."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -46,7 +47,7 @@ def parlour_commands() -> list[tuple[str, list[str], dict[str, str]]]:
         env = {k: interpolate(str(v)) for k, v in (service.get("environment") or {}).items()}
         command = service.get("command")
         if command and command[0] == "parlour":
-            found.append((name, command, env))
+            found.append((name, [interpolate(str(part)) for part in command], env))
         test = (service.get("healthcheck") or {}).get("test") or []
         if test[:2] == ["CMD", "parlour"]:
             found.append((f"{name} healthcheck", test[1:], env))
@@ -160,6 +161,23 @@ def test_the_image_is_built_from_the_wheel_and_runs_as_a_user() -> None:
     assert extras and set(extras.group(1).split(",")) == {"service", "worker", "gateway"}
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
     assert ignored[1:2] == ["*"] or "*" in ignored  # everything but what the build needs
+    assert "**/*.so" in ignored  # a local build's compiled modules stay out
+
+
+def test_the_image_is_compiled_has_a_healthcheck_and_takes_its_base_as_an_argument() -> None:
+    dockerfile = (ROOT / "deploy/Dockerfile").read_text()
+    base = re.search(r"^ARG BASE_IMAGE=(\S+)", dockerfile, flags=re.MULTILINE)
+    assert base and base.group(1) == "python:3.11-slim"
+    froms = re.findall(r"^FROM (\S+)", dockerfile, flags=re.MULTILINE)
+    assert froms == ["${BASE_IMAGE}", "${BASE_IMAGE}"]
+    build_stage = dockerfile.split("\nFROM ")[1]
+    # setup.py compiles the engines when mypyc and a C compiler are there
+    assert re.search(r"^COPY .*setup\.py", build_stage, flags=re.MULTILINE)
+    assert "gcc" in build_stage and '"mypy' in build_stage
+    assert "-none-any.whl" in build_stage  # a pure-Python wheel fails the build
+    assert "!setup.py" in (ROOT / ".dockerignore").read_text().splitlines()
+    health = re.search(r"^HEALTHCHECK .*\n?.*CMD (\[.*\])", dockerfile, flags=re.MULTILINE)
+    assert health and json.loads(health.group(1))[:3] == ["parlour", "health", "--server"]
 
 
 def compose_cli() -> list[str] | None:
