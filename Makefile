@@ -18,7 +18,7 @@ COMPILED := services/parlour/engine/hearts.py services/parlour/engine/wizard.py 
 .DEFAULT_GOAL := help
 .PHONY: help run test install bench-deps clean lint typecheck proto proto-check fuzz soak \
 	leak-check abuse bench bench-engine bench-service bench-act-cost bench-notify bench-replay \
-	bench-scale selfplay selfplay-expert node-client
+	bench-scale selfplay selfplay-expert node-client compose-test partition-test
 
 ## --- Start here --------------------------------------------------------------------------
 
@@ -140,6 +140,22 @@ soak: $(STAMP)
 abuse: $(STAMP)
 	mkdir -p build/abuse
 	$(BIN)/python -m tests.abuse.run --logs build/abuse
+
+## make compose-test: the image and docker-compose.yml built and run for real with podman
+## (as root): stand-in base images from Debian packages (kept between runs), both notifier
+## profiles, a game of each kind through the gateway and each replica while a replica and
+## a worker are killed and postgres restarts; checks every acknowledged move and replays
+## every game, tears down with volumes; prints each phase's time and the image's size
+compose-test: $(STAMP)
+	$(BIN)/python deploy/compose_test.py
+
+## make partition-test: two replicas in network namespaces of their own (ip netns, veth; as
+## root), Postgres and NATS reached across the links; one replica's link cut mid-game and
+## healed while clients and a worker fail over; prints the acknowledged moves, lost and
+## applied twice (0), games replayed. PARTITION_NOTIFY=nats for NATS wake-ups.
+PARTITION_NOTIFY ?= postgres
+partition-test: $(STAMP)
+	$(BIN)/python -m tests.partition.run --notify $(PARTITION_NOTIFY)
 
 ## make leak-check: the all-outgoing-messages leak test over 300 random games (make test plays 60)
 leak-check: $(STAMP)

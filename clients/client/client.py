@@ -7,8 +7,9 @@ nothing but the generated contract and grpcio. What it adds to the bare stubs:
   ``x-parlour-host-token``, ``x-parlour-worker-token``);
 - act by legal-action id (from the view) or by action text ("play QS"),
   with a fresh request id that makes resending safe;
-- calls that are safe to repeat are retried with backoff on UNAVAILABLE,
-  moving to the next server address of the list, and any call refused
+- calls that are safe to repeat are retried with backoff on UNAVAILABLE
+  (and, given several addresses, on DEADLINE_EXCEEDED: a partitioned server
+  goes silent), moving to the next server address of the list, and any call refused
   past a server's rate (RESOURCE_EXHAUSTED with ``retry-after``) is sent
   again after the wait it names, when that is short;
 - :meth:`ParlourClient.watch` resumes from the last version it saw when the
@@ -164,6 +165,9 @@ class RetryPolicy:
 
 #: Status codes worth another try on another connection.
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
+#: ... and, given more than one address, a call that got no answer in time: a server
+#: cut off by a network partition does not refuse, it goes silent
+RETRYABLE_ELSEWHERE = frozenset({grpc.StatusCode.DEADLINE_EXCEEDED})
 
 
 def rate_wait(error: grpc.aio.AioRpcError) -> float | None:
@@ -347,7 +351,9 @@ class ParlourClient:
                     waits += 1
                     await asyncio.sleep(wait or 0.0)
                     continue
-                if not idempotent or error.code() not in RETRYABLE:
+                code = error.code()
+                elsewhere = len(self.addresses) > 1 and code in RETRYABLE_ELSEWHERE
+                if not idempotent or not (code in RETRYABLE or elsewhere):
                     raise ParlourError.of(error) from None
                 if attempt + 1 >= self.retry.attempts:
                     raise ParlourError.of(error) from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,8 +72,27 @@ def build_parser(chosen: str | None) -> tuple[argparse.ArgumentParser, ModuleTyp
     return parser, module
 
 
+def quiet_grpc_core_for_json_logs(args_in: Sequence[str]) -> None:
+    """With ``--log-json`` (or ``$PARLOUR_LOG_JSON``), silence gRPC's C core.
+
+    The C core writes its own plain-text lines straight to stderr (a failed TLS
+    handshake, for one), past Python's logging, and grpcio offers no hook to
+    route them; ``GRPC_VERBOSITY=NONE`` silences them, and it is read when grpc is
+    first imported, so it is set here, before any subcommand's module loads. An
+    operator's own ``GRPC_VERBOSITY`` is kept.
+    """
+    json_logs = "--log-json" in args_in or os.environ.get("PARLOUR_LOG_JSON", "") not in (
+        "",
+        "0",
+        "false",
+    )
+    if json_logs:
+        os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
+    quiet_grpc_core_for_json_logs(args_in)
     chosen = next((arg for arg in args_in if not arg.startswith("-")), None)
     parser, module = build_parser(chosen)
     args = parser.parse_args(args_in)

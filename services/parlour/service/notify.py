@@ -35,6 +35,14 @@ lose or reorder it. The delay is bounded: a Watch re-reads at least every
 ``--catch-up-seconds`` (default 15) whatever it hears, an idle worker's
 ClaimTurn looks again when its ``wait_seconds`` run out, and when a LISTEN
 or NATS connection comes back every waiter is woken to re-read at once.
+
+Every live notifier reports its state at each Prometheus scrape
+(:class:`NotifierCollector`): ``parlour_notifier_connected`` (1 while its
+LISTEN or NATS connection is up; the in-process one is always connected),
+``parlour_notifier_reconnects_total`` and
+``parlour_notifier_publish_failures_total`` (NATS wake-ups the client refused),
+each labelled with the notifier's ``kind``. A lost connection also logs a
+warning.
 """
 
 from __future__ import annotations
@@ -43,17 +51,21 @@ import asyncio
 import contextlib
 import logging
 import os
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import psycopg
+from prometheus_client import REGISTRY
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from parlour.service.store.protocol import NOTIFY_CHANNEL, EventStore
 from parlour.service.store.urls import libpq_url, normalize_url
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Iterable
+    from collections.abc import Awaitable, Iterable, Iterator
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +101,13 @@ class Notifier:
     notify_in_transaction = False
 
     def __init__(self) -> None:
+        #: whether wake-ups from the other replicas can arrive now (the metrics' state)
+        self.connected = True
+        #: times the connection to the other replicas came back after a loss
+        self.reconnects = 0
+        #: wake-ups for the other replicas that could not be handed on (NATS only)
+        self.publish_failures = 0
+        NOTIFIERS.add(self)
         self._waiters: dict[str, set[_Waiter]] = {}
         self._latest: OrderedDict[str, int] = OrderedDict()
         # for the waiters on any bot turn (the AI workers' long poll): a count of
@@ -101,6 +120,7 @@ class Notifier:
 
     async def stop(self) -> None:
         """Wake every waiter (so streams can finish) and stop."""
+        NOTIFIERS.notifiers.discard(self)
         self.notify_all()
 
     async def wait(self, table_id: str, after_seq: int, timeout: float) -> None:
@@ -194,6 +214,7 @@ class PostgresNotifier(Notifier):
 
     def __init__(self, url: str, *, retry_delay: float = 0.2, max_retry_delay: float = 5.0) -> None:
         super().__init__()
+        self.connected = False
         # psycopg wants a libpq URL, not SQLAlchemy's "postgresql+psycopg"
         self._conninfo = libpq_url(url)
         self._retry_delay = retry_delay
@@ -205,6 +226,7 @@ class PostgresNotifier(Notifier):
         """LISTEN before returning, so no append after start() goes unnoticed."""
         await super().start()
         self._connection = await self._listen()
+        self.connected = True
         self._task = asyncio.create_task(self._pump(), name="parlour-listener")
 
     async def stop(self) -> None:
@@ -214,6 +236,7 @@ class PostgresNotifier(Notifier):
                 await self._task
             self._task = None
         await self._close()
+        self.connected = False
         await super().stop()
 
     async def _listen(self) -> psycopg.AsyncConnection[object]:
@@ -238,8 +261,11 @@ class PostgresNotifier(Notifier):
                 await self._drain(connection)
             except Exception as error:  # whatever broke, a live listener is the way back
                 log.warning("lost the LISTEN connection (%s); reconnecting", error)
+            self.connected = False
             await self._close()
             await self._reconnect()
+            self.connected = True
+            self.reconnects += 1
             # Whatever was notified while we were away is lost: let everyone re-read.
             self.notify_all()
 
@@ -308,13 +334,20 @@ class NatsNotifier(Notifier):
     kind = "nats"
     notify_in_transaction = False
 
-    def __init__(self, servers: str, *, reconnect_seconds: float = 0.5) -> None:
+    def __init__(
+        self,
+        servers: str,
+        *,
+        reconnect_seconds: float = 0.5,
+        pending_bytes: int | None = None,
+    ) -> None:
         super().__init__()
+        self.connected = False
         self.servers = [server.strip() for server in servers.split(",") if server.strip()]
         self._reconnect_seconds = reconnect_seconds
+        #: the client's buffer for publishes while the server is away (None: its default)
+        self._pending_bytes = pending_bytes
         self._client: Any = None
-        #: publishes dropped (the client refused them: closed, or its buffer full)
-        self.dropped = 0
 
     async def start(self) -> None:
         """Connect and subscribe before returning, so no publish after start() goes unheard."""
@@ -325,15 +358,21 @@ class NatsNotifier(Notifier):
 
         async def reconnected() -> None:
             log.warning("NATS connection back (%s); every waiter re-reads", self._url())
+            self.connected = True
+            self.reconnects += 1
             self.notify_all()
 
         async def disconnected() -> None:
+            self.connected = False
             if self._client is not None:  # (not stopping)
                 log.warning("lost the NATS connection; reconnecting")
 
         async def error(problem: Exception) -> None:
             log.debug("NATS: %s", problem)
 
+        extra: dict[str, Any] = {}
+        if self._pending_bytes is not None:
+            extra["pending_size"] = self._pending_bytes
         try:
             self._client = await nats.connect(
                 servers=self.servers,
@@ -349,6 +388,7 @@ class NatsNotifier(Notifier):
                 reconnected_cb=reconnected,
                 disconnected_cb=disconnected,
                 error_cb=error,
+                **extra,
             )
         except (OSError, nats.errors.Error) as problem:
             raise NatsUnavailable(
@@ -359,12 +399,14 @@ class NatsNotifier(Notifier):
         await self._client.subscribe(TABLE_SUBJECT, cb=self._heard)
         await self._client.subscribe(BOT_SUBJECT, cb=self._heard)
         await self._client.flush()
+        self.connected = True
 
     async def stop(self) -> None:
         client, self._client = self._client, None
         if client is not None:
             with contextlib.suppress(Exception):
                 await client.close()
+        self.connected = False
         await super().stop()
 
     def _url(self) -> str:
@@ -388,8 +430,52 @@ class NatsNotifier(Notifier):
                 raise ConnectionError("not started")
             await self._client.publish(subject, payload)
         except Exception as problem:  # the append is committed: a lost wake-up only delays
-            self.dropped += 1
+            self.publish_failures += 1
             log.debug("NATS publish dropped (%s)", problem)
+
+
+class NotifierCollector(Collector):
+    """Scrape-time state of every live notifier of this process, by kind."""
+
+    def __init__(self) -> None:
+        self.notifiers: weakref.WeakSet[Notifier] = weakref.WeakSet()
+
+    def add(self, notifier: Notifier) -> None:
+        self.notifiers.add(notifier)
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        connected = GaugeMetricFamily(
+            "parlour_notifier_connected",
+            "notifiers whose connection to the other replicas is up (LISTEN or NATS), by kind",
+            labels=["kind"],
+        )
+        reconnects = CounterMetricFamily(
+            "parlour_notifier_reconnects",
+            "times a notifier's lost LISTEN or NATS connection came back, by kind",
+            labels=["kind"],
+        )
+        failures = CounterMetricFamily(
+            "parlour_notifier_publish_failures",
+            "wake-ups for the other replicas the notifier could not hand on, by kind",
+            labels=["kind"],
+        )
+        figures: dict[str, list[int]] = {}
+        for notifier in list(self.notifiers):
+            sums = figures.setdefault(notifier.kind, [0, 0, 0])
+            sums[0] += int(notifier.connected)
+            sums[1] += notifier.reconnects
+            sums[2] += notifier.publish_failures
+        for kind, (up, back, failed) in sorted(figures.items()):
+            connected.add_metric([kind], up)
+            reconnects.add_metric([kind], back)
+            failures.add_metric([kind], failed)
+        yield connected
+        yield reconnects
+        yield failures
+
+
+NOTIFIERS = NotifierCollector()
+REGISTRY.register(NOTIFIERS)
 
 
 def notify_setting(setting: str | None = None) -> str | None:

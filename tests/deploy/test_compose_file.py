@@ -6,6 +6,7 @@ compose CLI is installed."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
 VALUES = {"POSTGRES_PASSWORD": "pg-secret/with:odd@chars", "PARLOUR_WORKER_TOKEN": "w" * 32}
 
@@ -46,7 +47,7 @@ def parlour_commands() -> list[tuple[str, list[str], dict[str, str]]]:
         env = {k: interpolate(str(v)) for k, v in (service.get("environment") or {}).items()}
         command = service.get("command")
         if command and command[0] == "parlour":
-            found.append((name, command, env))
+            found.append((name, [interpolate(str(part)) for part in command], env))
         test = (service.get("healthcheck") or {}).get("test") or []
         if test[:2] == ["CMD", "parlour"]:
             found.append((f"{name} healthcheck", test[1:], env))
@@ -160,6 +161,23 @@ def test_the_image_is_built_from_the_wheel_and_runs_as_a_user() -> None:
     assert extras and set(extras.group(1).split(",")) == {"service", "worker", "gateway"}
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
     assert ignored[1:2] == ["*"] or "*" in ignored  # everything but what the build needs
+    assert "**/*.so" in ignored  # a local build's compiled modules stay out
+
+
+def test_the_image_is_compiled_has_a_healthcheck_and_takes_its_base_as_an_argument() -> None:
+    dockerfile = (ROOT / "deploy/Dockerfile").read_text()
+    base = re.search(r"^ARG BASE_IMAGE=(\S+)", dockerfile, flags=re.MULTILINE)
+    assert base and base.group(1) == "python:3.11-slim"
+    froms = re.findall(r"^FROM (\S+)", dockerfile, flags=re.MULTILINE)
+    assert froms == ["${BASE_IMAGE}", "${BASE_IMAGE}"]
+    build_stage = dockerfile.split("\nFROM ")[1]
+    # setup.py compiles the engines when mypyc and a C compiler are there
+    assert re.search(r"^COPY .*setup\.py", build_stage, flags=re.MULTILINE)
+    assert "gcc" in build_stage and '"mypy' in build_stage
+    assert "-none-any.whl" in build_stage  # a pure-Python wheel fails the build
+    assert "!setup.py" in (ROOT / ".dockerignore").read_text().splitlines()
+    health = re.search(r"^HEALTHCHECK .*\n?.*CMD (\[.*\])", dockerfile, flags=re.MULTILINE)
+    assert health and json.loads(health.group(1))[:3] == ["parlour", "health", "--server"]
 
 
 def compose_cli() -> list[str] | None:
@@ -252,3 +270,13 @@ def test_the_readme_deploy_section_names_every_service_variable_and_metric() -> 
         base = metric.removesuffix("_total")
         assert f'"{base}"' in source, f"README names a metric {metric} that nothing exports"
     assert "http://localhost:8080/" in deploy and "/metrics" in deploy
+
+
+def test_env_example_names_the_tls_folder_the_compose_file_and_readme_use() -> None:
+    example = re.search(r"^# ?PARLOUR_TLS_DIR=(\S+)", (ROOT / ".env.example").read_text(), re.M)
+    assert example, ".env.example does not show PARLOUR_TLS_DIR"
+    defaults = set(re.findall(r"\$\{PARLOUR_TLS_DIR:-([^}]+)\}", COMPOSE.read_text()))
+    assert defaults == {example.group(1)}
+    folder = example.group(1).removeprefix("./")
+    assert (ROOT / folder).is_dir()
+    assert f"`{folder}/`" in (ROOT / "README.md").read_text()
