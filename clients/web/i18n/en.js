@@ -304,7 +304,7 @@ export default {
   "sessions.open": "Sessions",
   "sessions.title": "Your account's sessions",
   "sessions.help": "End a session you do not know or no longer use: that browser is signed out.",
-  "sessions.method.device": "This device's key (automatic)",
+  "sessions.method.device": "Device key (automatic sign-in)",
   "sessions.method.password": "Name and password",
   "sessions.started": "Started {when}",
   "sessions.ends": "Ends {when}",

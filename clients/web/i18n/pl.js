@@ -308,7 +308,7 @@ export default {
   "sessions.open": "Sesje",
   "sessions.title": "Sesje twojego konta",
   "sessions.help": "Zakończ sesję, której nie znasz albo już nie używasz: ta przeglądarka zostanie wylogowana.",
-  "sessions.method.device": "Klucz tego urządzenia (automatycznie)",
+  "sessions.method.device": "Klucz urządzenia (logowanie automatyczne)",
   "sessions.method.password": "Nazwa i hasło",
   "sessions.started": "Od {when}",
   "sessions.ends": "Wygasa {when}",
