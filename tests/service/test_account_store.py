@@ -122,6 +122,29 @@ class AccountContract:
         assert await accounts.live_session("h1", now) is None
         assert [s.session_id for s in await accounts.live_sessions("acc1", now)] == ["s3"]
 
+    async def test_revoking_a_session_unbinds_the_device_that_opened_it(
+        self, store: EventStore
+    ) -> None:
+        accounts = store.accounts
+        await accounts.create_guest(account("acc1"), "d1")
+        await accounts.create_guest(account("acc2"), "d2")
+        now = utcnow()
+        await accounts.add_session(replace(session("s1"), device_hash="d1"), "h1")
+        await accounts.add_session(session("s2"), "h2")  # from no device
+        await accounts.add_session(replace(session("s3"), device_hash="d2"), "h3")
+        stored = await accounts.live_session("h1", now)
+        assert stored is not None and stored.device_hash == "d1"
+        assert not await accounts.revoke_session("acc2", "s1", now)  # not acc2's session
+        bound = await accounts.device_account("d1")
+        assert bound is not None and bound.account_id == "acc1"
+        assert await accounts.revoke_session("acc1", "s1", now)
+        assert await accounts.device_account("d1") is None  # its next sign-in: a new guest
+        assert await accounts.revoke_session("acc1", "s2", now)
+        # s3 names d2, but d2 signs in to acc2: revoking acc1's session leaves it there
+        assert await accounts.revoke_session("acc1", "s3", now)
+        moved = await accounts.device_account("d2")
+        assert moved is not None and moved.account_id == "acc2"
+
     async def test_seats_and_tables_keep_their_accounts_and_codes(self, store: EventStore) -> None:
         await store.create_table(table("t1", host="acc1", seated="acc1"), [HOSTED])
         row = await store.get_table("t1")
@@ -245,6 +268,46 @@ class DatabaseAccounts(AccountContract):
                 "GameStarted",
             ]
             assert await store.accounts.count_seated("anyone", TableStatus.PLAYING) == 0
+        finally:
+            await store.close()
+
+    async def test_sessions_from_before_devices_were_kept_migrate_and_stay_live(
+        self, url: str
+    ) -> None:
+        """An account, its device and a session written at revision 0003 come through the
+        migration that adds ``sessions.device_hash``: the session still signs in, names
+        no device, and revoking it leaves the device bound (as it did then)."""
+        command.upgrade(alembic_config(url), "0003")
+        engine = sa.create_engine(normalize_url(url), poolclass=sa.pool.NullPool)
+        now = utcnow()
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text("INSERT INTO accounts (account_id, created_at) VALUES ('a0', :now)"),
+                {"now": now},
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO devices (device_hash, account_id, created_at)"
+                    " VALUES ('d0', 'a0', :now)"
+                ),
+                {"now": now},
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO sessions (session_id, token_hash, account_id, method,"
+                    " created_at, expires_at) VALUES ('s0', 'h0', 'a0', 'device', :now, :end)"
+                ),
+                {"now": now, "end": now + timedelta(days=1)},
+            )
+        engine.dispose()
+        upgrade_head(url)
+        store = open_store(url, connections=2)
+        try:
+            live = await store.accounts.live_session("h0", utcnow())
+            assert live is not None and live.account_id == "a0" and live.device_hash is None
+            assert await store.accounts.revoke_session("a0", "s0", utcnow())
+            bound = await store.accounts.device_account("d0")
+            assert bound is not None and bound.account_id == "a0"
         finally:
             await store.close()
 

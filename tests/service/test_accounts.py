@@ -257,6 +257,41 @@ async def test_sign_in_on_another_device_then_list_revoke_and_sign_out(stubs: St
     assert who.account.name == "Ada"  # the laptop's own session lives on
 
 
+async def test_a_revoked_device_cannot_sign_itself_back_in(stubs: Stubs) -> None:
+    """Revoking a session (or signing it out) unbinds the device that opened it: a copied
+    device secret no longer reaches the account, and its next sign-in is a new guest."""
+    phone = device()
+    first = await guest(stubs, phone)
+    await stubs.accounts.ClaimName(
+        accounts_pb2.ClaimNameRequest(name="Grace", password="compiler first"),
+        metadata=bearer(first.session_token),
+    )
+    laptop = await stubs.accounts.SignIn(
+        accounts_pb2.SignInRequest(name="Grace", password="compiler first", device_secret=device())
+    )
+    await stubs.accounts.RevokeSession(
+        accounts_pb2.RevokeSessionRequest(session_id=first.session.session_id),
+        metadata=bearer(laptop.session_token),
+    )
+    back = await guest(stubs, phone)
+    assert back.created and back.account.account_id != first.account.account_id
+    assert not back.account.name
+    # signing out does the same for the device a password session was opened with
+    tablet = device()
+    signed = await stubs.accounts.SignIn(
+        accounts_pb2.SignInRequest(name="Grace", password="compiler first", device_secret=tablet)
+    )
+    await stubs.accounts.SignOut(
+        accounts_pb2.SignOutRequest(), metadata=bearer(signed.session_token)
+    )
+    after = await guest(stubs, tablet)
+    assert after.created and after.account.account_id != first.account.account_id
+    who = await stubs.accounts.WhoAmI(
+        accounts_pb2.WhoAmIRequest(), metadata=bearer(laptop.session_token)
+    )
+    assert who.account.name == "Grace"  # the other sessions live on
+
+
 async def test_another_account_cannot_revoke_a_session_it_does_not_own(stubs: Stubs) -> None:
     mine = await guest(stubs)
     theirs = await guest(stubs)

@@ -115,7 +115,9 @@ class AccountServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SignOut(self, request, context):
-        """End the session the call carries (its token stops working).
+        """End the session the call carries (its token stops working). The device
+        that opened it (AuthenticateDevice, or SignIn with a device secret) no
+        longer signs in to the account: its next AuthenticateDevice is a new guest.
         Errors: UNAUTHENTICATED no session or a dead one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -131,7 +133,8 @@ class AccountServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RevokeSession(self, request, context):
-        """Revoke one of the account's sessions by its id (from ListSessions).
+        """Revoke one of the account's sessions by its id (from ListSessions); as with
+        SignOut, the device that opened it no longer signs in to the account.
         Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no live
         session of this account has that id.
         """

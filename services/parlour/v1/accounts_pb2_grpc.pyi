@@ -97,7 +97,9 @@ class AccountServiceStub:
     not say which was wrong).
     """
     SignOut: _grpc.UnaryUnaryMultiCallable[_accounts_pb2.SignOutRequest, _accounts_pb2.SignOutResponse]
-    """End the session the call carries (its token stops working).
+    """End the session the call carries (its token stops working). The device
+    that opened it (AuthenticateDevice, or SignIn with a device secret) no
+    longer signs in to the account: its next AuthenticateDevice is a new guest.
     Errors: UNAUTHENTICATED no session or a dead one.
     """
     ListSessions: _grpc.UnaryUnaryMultiCallable[_accounts_pb2.ListSessionsRequest, _accounts_pb2.ListSessionsResponse]
@@ -105,7 +107,8 @@ class AccountServiceStub:
     Errors: UNAUTHENTICATED no session or a dead one.
     """
     RevokeSession: _grpc.UnaryUnaryMultiCallable[_accounts_pb2.RevokeSessionRequest, _accounts_pb2.RevokeSessionResponse]
-    """Revoke one of the account's sessions by its id (from ListSessions).
+    """Revoke one of the account's sessions by its id (from ListSessions); as with
+    SignOut, the device that opened it no longer signs in to the account.
     Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no live
     session of this account has that id.
     """
@@ -146,7 +149,9 @@ class AccountServiceAsyncStub(AccountServiceStub):
     not say which was wrong).
     """
     SignOut: _aio.UnaryUnaryMultiCallable[_accounts_pb2.SignOutRequest, _accounts_pb2.SignOutResponse]  # type: ignore[assignment]
-    """End the session the call carries (its token stops working).
+    """End the session the call carries (its token stops working). The device
+    that opened it (AuthenticateDevice, or SignIn with a device secret) no
+    longer signs in to the account: its next AuthenticateDevice is a new guest.
     Errors: UNAUTHENTICATED no session or a dead one.
     """
     ListSessions: _aio.UnaryUnaryMultiCallable[_accounts_pb2.ListSessionsRequest, _accounts_pb2.ListSessionsResponse]  # type: ignore[assignment]
@@ -154,7 +159,8 @@ class AccountServiceAsyncStub(AccountServiceStub):
     Errors: UNAUTHENTICATED no session or a dead one.
     """
     RevokeSession: _aio.UnaryUnaryMultiCallable[_accounts_pb2.RevokeSessionRequest, _accounts_pb2.RevokeSessionResponse]  # type: ignore[assignment]
-    """Revoke one of the account's sessions by its id (from ListSessions).
+    """Revoke one of the account's sessions by its id (from ListSessions); as with
+    SignOut, the device that opened it no longer signs in to the account.
     Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no live
     session of this account has that id.
     """
@@ -216,7 +222,9 @@ class AccountServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _accounts_pb2.SignOutRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_accounts_pb2.SignOutResponse, _abc.Awaitable[_accounts_pb2.SignOutResponse]]:
-        """End the session the call carries (its token stops working).
+        """End the session the call carries (its token stops working). The device
+        that opened it (AuthenticateDevice, or SignIn with a device secret) no
+        longer signs in to the account: its next AuthenticateDevice is a new guest.
         Errors: UNAUTHENTICATED no session or a dead one.
         """
 
@@ -236,7 +244,8 @@ class AccountServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _accounts_pb2.RevokeSessionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_accounts_pb2.RevokeSessionResponse, _abc.Awaitable[_accounts_pb2.RevokeSessionResponse]]:
-        """Revoke one of the account's sessions by its id (from ListSessions).
+        """Revoke one of the account's sessions by its id (from ListSessions); as with
+        SignOut, the device that opened it no longer signs in to the account.
         Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no live
         session of this account has that id.
         """

@@ -179,7 +179,9 @@ class Accounts:
         self.hasher = hasher or default_hasher()
         self._hashing = asyncio.Semaphore(HASHES_AT_ONCE)
 
-    async def _open_session(self, account: AccountRow, method: str) -> tuple[str, SessionRow]:
+    async def _open_session(
+        self, account: AccountRow, method: str, device: str | None
+    ) -> tuple[str, SessionRow]:
         token = secrets.token_urlsafe(32)
         now = utcnow()
         session = SessionRow(
@@ -188,6 +190,7 @@ class Accounts:
             method,
             now,
             now + timedelta(seconds=self.session_seconds),
+            device_hash=device,
         )
         await self.store.add_session(session, digest(token))
         return token, session
@@ -202,7 +205,7 @@ class Accounts:
             guest = AccountRow(secrets.token_hex(8), utcnow())
             account = await self.store.create_guest(guest, device)
             created = account.account_id == guest.account_id
-        token, session = await self._open_session(account, "device")
+        token, session = await self._open_session(account, "device", device)
         return SignedIn(account, token, session, created)
 
     async def caller(self, token: str | None, now: datetime | None = None) -> Caller:
@@ -249,9 +252,10 @@ class Accounts:
         if not verified:
             raise SignInFailed("no account has that name and password")
         assert account is not None
-        if device_secret:
-            await self.store.bind_device(digest(device_secret), account.account_id, utcnow())
-        token, session = await self._open_session(account, "password")
+        device = digest(device_secret) if device_secret else None
+        if device is not None:
+            await self.store.bind_device(device, account.account_id, utcnow())
+        token, session = await self._open_session(account, "password", device)
         return SignedIn(account, token, session)
 
     def _verify(self, account: AccountRow | None, password: str) -> bool:
@@ -263,7 +267,7 @@ class Accounts:
             return False
 
     async def sign_out(self, caller: Caller) -> None:
-        """End the caller's session."""
+        """End the caller's session (its device unbound, as for :meth:`revoke`)."""
         await self.store.revoke_session(
             caller.account.account_id, caller.session.session_id, utcnow()
         )
@@ -273,7 +277,8 @@ class Accounts:
         return await self.store.live_sessions(caller.account.account_id, utcnow())
 
     async def revoke(self, caller: Caller, session_id: str) -> None:
-        """Revoke one of the caller's account's live sessions."""
+        """Revoke one of the caller's account's live sessions; the device that opened it
+        no longer signs in to the account (its next AuthenticateDevice is a new guest)."""
         if len(session_id) > 64 or not await self.store.revoke_session(
             caller.account.account_id, session_id, utcnow()
         ):

@@ -46,6 +46,9 @@ class SessionRow:
     created_at: datetime
     expires_at: datetime
     revoked_at: datetime | None = None
+    #: the digest of the device that opened it (every device session, and a password
+    #: session given a device secret); None for a session from no device
+    device_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,10 @@ class AccountStore(ABC):
 
     @abstractmethod
     async def revoke_session(self, account_id: str, session_id: str, now: datetime) -> bool:
-        """Revoke one live session of the account; False if it has none with that id."""
+        """Revoke one live session of the account and, in the same transaction, unbind
+        the device that opened it from the account (its next AuthenticateDevice is a new
+        guest: a revoked device cannot sign itself back in); False if the account has no
+        live session with that id (nothing changed)."""
 
     @abstractmethod
     async def live_sessions(self, account_id: str, now: datetime) -> list[SessionRow]:

@@ -111,6 +111,9 @@ class MemoryAccounts(AccountStore):
             if session is None or session.account_id != account_id or not _live(session, now):
                 return False
             self._memory.sessions[session_id] = replace(session, revoked_at=now)
+            device = session.device_hash
+            if device is not None and self._memory.devices.get(device) == account_id:
+                del self._memory.devices[device]
             return True
 
     async def live_sessions(self, account_id: str, now: datetime) -> list[SessionRow]:

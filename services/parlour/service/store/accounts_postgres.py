@@ -52,10 +52,11 @@ WHERE account_id = %s AND name_key IS NULL
 RETURNING account_id, created_at, name, name_key, password_hash
 """
 ADD_SESSION = """
-INSERT INTO sessions (session_id, token_hash, account_id, method, created_at, expires_at)
-VALUES (%s, %s, %s, %s, %s, %s)
+INSERT INTO sessions
+    (session_id, token_hash, account_id, method, created_at, expires_at, device_hash)
+VALUES (%s, %s, %s, %s, %s, %s, %s)
 """
-_SESSION = "session_id, account_id, method, created_at, expires_at, revoked_at"
+_SESSION = "session_id, account_id, method, created_at, expires_at, revoked_at, device_hash"
 LIVE_SESSION = (
     f"SELECT {_SESSION} FROM sessions"
     " WHERE token_hash = %s AND revoked_at IS NULL AND expires_at > %s"
@@ -65,10 +66,19 @@ LIVE_SESSIONS = (
     " WHERE account_id = %s AND revoked_at IS NULL AND expires_at > %s"
     " ORDER BY created_at DESC, session_id"
 )
+# the session revoked and the device that opened it unbound, in one statement
 REVOKE_SESSION = """
-UPDATE sessions SET revoked_at = %s
-WHERE session_id = %s AND account_id = %s AND revoked_at IS NULL AND expires_at > %s
-RETURNING session_id
+WITH revoked AS (
+    UPDATE sessions SET revoked_at = %(now)s
+    WHERE session_id = %(session_id)s AND account_id = %(account_id)s
+        AND revoked_at IS NULL AND expires_at > %(now)s
+    RETURNING session_id, device_hash
+), unbound AS (
+    DELETE FROM devices d USING revoked r
+    WHERE d.device_hash = r.device_hash AND d.account_id = %(account_id)s
+    RETURNING d.device_hash
+)
+SELECT session_id FROM revoked
 """
 COUNT_HOSTED = "SELECT count(*) FROM tables WHERE host_account_id = %s AND status = %s"
 COUNT_SEATED = """
@@ -143,6 +153,7 @@ class PostgresAccounts(AccountStore):
             session.method,
             session.created_at,
             session.expires_at,
+            session.device_hash,
         )
         await self._fetch(ADD_SESSION, params, none=True)
 
@@ -151,7 +162,8 @@ class PostgresAccounts(AccountStore):
         return None if row is None else SessionRow(*row)
 
     async def revoke_session(self, account_id: str, session_id: str, now: datetime) -> bool:
-        row = await self._fetch(REVOKE_SESSION, (now, session_id, account_id, now), one=True)
+        params = {"now": now, "session_id": session_id, "account_id": account_id}
+        row = await self._fetch(REVOKE_SESSION, params, one=True)
         return row is not None
 
     async def live_sessions(self, account_id: str, now: datetime) -> list[SessionRow]:

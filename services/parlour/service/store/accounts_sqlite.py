@@ -153,7 +153,18 @@ class SqliteAccounts(AccountStore):
 
         def revoke() -> bool:
             with self._write() as conn:
-                return bool(conn.execute(update).rowcount)
+                device = conn.execute(
+                    sa.select(sessions.c.device_hash).where(sessions.c.session_id == session_id)
+                ).scalar()
+                if not conn.execute(update).rowcount:
+                    return False
+                if device is not None:
+                    conn.execute(
+                        devices.delete().where(
+                            devices.c.device_hash == device, devices.c.account_id == account_id
+                        )
+                    )
+                return True
 
         return bool(await self._call(revoke))
 

@@ -165,6 +165,9 @@ sessions = sa.Table(
     sa.Column("created_at", Timestamp, nullable=False),
     sa.Column("expires_at", Timestamp, nullable=False),
     sa.Column("revoked_at", Timestamp, nullable=True),
+    # sha256 hex of the device secret that opened the session (NULL: no device, or a
+    # session opened before migration 0005); revoking the session unbinds that device
+    sa.Column("device_hash", sa.Text(), nullable=True),
     sa.PrimaryKeyConstraint("session_id", name="pk_sessions"),
     sa.UniqueConstraint("token_hash", name="uq_sessions_token_hash"),
     sa.ForeignKeyConstraint(
