@@ -64,6 +64,8 @@ STORE_TABLES = {
     "accounts",
     "devices",
     "sessions",
+    "results",  # issue 31
+    "ratings",
 }
 
 

@@ -172,3 +172,39 @@ sessions = sa.Table(
     ),
     sa.Index("ix_sessions_account", "account_id"),
 )
+
+# A home for players (issue 31; store/home.py): the rating projection. Derived from the
+# event log (app/ratings.py) and rebuilt from it by `parlour ratings --rebuild`.
+results = sa.Table(
+    "results",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("game", sa.Text(), nullable=False),
+    # 'finished' or 'abandoned'
+    sa.Column("ending", sa.Text(), nullable=False),
+    sa.Column("ended_at", Timestamp, nullable=False),
+    sa.Column("scores", JSONDocument, nullable=False),
+    sa.Column("winners", JSONDocument, nullable=False),
+    # whether the game moved ratings (docs/ratings.md)
+    sa.Column("rated", sa.Boolean(), nullable=False),
+    sa.PrimaryKeyConstraint("table_id", name="pk_results"),
+)
+
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("game", sa.Text(), nullable=False),
+    # 'account:<account id>' or 'bot:<game>:<level>'
+    sa.Column("subject", sa.Text(), nullable=False),
+    # the account (NULL for a bot level): names are read through it
+    sa.Column("account_id", sa.Text(), nullable=True),
+    sa.Column("bot", sa.Boolean(), nullable=False),
+    sa.Column("mu", sa.Float(), nullable=False),
+    sa.Column("sigma", sa.Float(), nullable=False),
+    # mu - 3 sigma: what the leaderboard orders by
+    sa.Column("ordinal", sa.Float(), nullable=False),
+    sa.Column("games", sa.Integer(), nullable=False),
+    sa.PrimaryKeyConstraint("game", "subject", name="pk_ratings"),
+    sa.Index("ix_ratings_board", "game", "bot", "ordinal", "subject"),
+    sa.Index("ix_ratings_game_ordinal", "game", "ordinal", "subject"),
+)
