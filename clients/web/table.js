@@ -10,6 +10,7 @@ import { card, inlineCard } from "./cards.js";
 import { verifyDeals } from "./fairdeal.js";
 import { t } from "./i18n.js";
 import { endWords, escape, handResult, playerName, renderSummary } from "./summary.js";
+import { decorateRatings } from "./home.js";
 import {
   SUIT_SYMBOL, cardName, cardWords, directionWords, gameText, joinNames, optionLabel, optionValue,
   passWords, phaseWords, refusalWords, say, seatName, suitLetter, suitWord,
@@ -244,6 +245,8 @@ export class TableScreen {
     const felt = document.createElement("div");
     felt.className = `felt seats-${view.seatCount}`;
     (view.players || []).forEach((player) => felt.appendChild(this.seatBadge(view, player)));
+    // ratings beside the names (home.js, issue 31): asked again once the game is over
+    decorateRatings(felt, this.tableId, { fresh: view.isOver && !this.ratedAtEnd && (this.ratedAtEnd = true) });
     felt.appendChild(this.middle(view));
     if (this.peek) felt.appendChild(this.peekPanel(view));
     this.root.appendChild(felt);
