@@ -14,6 +14,7 @@ from textual.binding import Binding
 
 from parlour.client import ParlourError
 
+from .history import HistoryScreen
 from .identity import sign_in
 from .lobby import LobbyScreen
 from .saved import SavedSeat
@@ -27,7 +28,10 @@ class ParlourApp(App[None]):
 
     CSS_PATH = "parlour.tcss"
     TITLE = "Parlour"
-    BINDINGS = [Binding("f2", "switch_language", "Language / Język")]
+    BINDINGS = [
+        Binding("f2", "switch_language", "Language / Język"),
+        Binding("f3", "history", "Your games / Twoje gry"),  # history.py (issue 31)
+    ]
 
     def __init__(
         self,
@@ -62,6 +66,11 @@ class ParlourApp(App[None]):
         if callable(said):
             said()
         self.screen.refresh(recompose=False)
+
+    def action_history(self) -> None:
+        """Your games: the account's tables, their replays, the leaderboards."""
+        if not isinstance(self.screen, HistoryScreen):
+            self.push_screen(HistoryScreen())
 
     async def on_unmount(self) -> None:
         await self.session.close()
