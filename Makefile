@@ -164,6 +164,11 @@ bench-service: $(STAMP)
 bench-act-cost: $(STAMP)
 	$(BIN)/python bench/act_cost.py
 
+## make bench-home: history p50 for a player with 10,000 finished tables and the leaderboard of
+## 100,000 rated accounts, on a scratch Postgres database, with the indexes each query uses
+bench-home: $(STAMP)
+	$(BIN)/python bench/home.py
+
 ## make bench-notify: append commits/s at 1, 16 and 64 writers and the wake-up latency to
 ## another replica, with no notifier, pg_notify and NATS (needs NATS at 127.0.0.1:4222)
 bench-notify: $(STAMP)

@@ -184,6 +184,13 @@ async def test_my_games_pages_never_repeat_and_belong_to_their_account(stubs: St
             await my_games(stubs, bea, page_size=2, page_token=token)
         assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert seen == made[::-1] and pages == 3
+    # a seat left before the start leaves the history too (the seats' trigger keeps it)
+    assert len((await my_games(stubs, bea, page_size=10)).games) == 5
+    await stubs.lobby.LeaveTable(
+        lobby_pb2.LeaveTableRequest(table_id=made[0], seat=1), metadata=bearer(bea)
+    )
+    left = [game.table_id for game in (await my_games(stubs, bea, page_size=10)).games]
+    assert left == made[:0:-1]
 
 
 async def test_my_games_needs_a_live_session_and_a_page_size_in_range(stubs: Stubs) -> None:

@@ -66,6 +66,7 @@ STORE_TABLES = {
     "sessions",
     "results",  # issue 31
     "ratings",
+    "plays",
 }
 
 

@@ -267,7 +267,7 @@ class ListMyGamesResponse(_message.Message):
     """The page_token for the next page; empty on the last page."""
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameRecord]:
-        """Newest table first (ties broken by table id)."""
+        """Newest table first (ties broken by table id, descending)."""
 
     def __init__(
         self,

@@ -4,8 +4,9 @@ Each event store carries one (``EventStore.home``) on the same database:
 ``home_memory.py``, ``home_sqlite.py``, ``home_postgres.py``; one contract
 test runs against all three (``tests/home/test_home_store.py``).
 
-* History reads the lobby projections (``tables``, ``seats``) through
-  ``ix_seats_account`` and the ``results`` of the page's tables.
+* History reads ``plays`` (an account's seats with their tables' created_at,
+  kept by triggers on ``seats``: migration 0004) through ``ix_plays_account``
+  backwards, then the page's ``tables``, ``seats`` and ``results`` by key.
 * ``results`` (one row per ended table: how it ended, scores, winners) and
   ``ratings`` (one row per game and subject: mu, sigma, ordinal, games) are the
   rating projection (``app/ratings.py`` derives both from the event log). A
@@ -112,7 +113,7 @@ class HomeStore(ABC):
         self, account_id: str, limit: int, after: tuple[datetime, str] | None = None
     ) -> list[HistoryRow]:
         """The tables the account holds a seat at, newest first (ties: table id
-        ascending), strictly after the cursor ``after`` (created_at, table_id)."""
+        descending), strictly after the cursor ``after`` (created_at, table_id)."""
 
     @abstractmethod
     async def ended_tables(self) -> list[str]:
@@ -140,11 +141,6 @@ class HomeStore(ABC):
         self, game: str, *, include_bots: bool, offset: int, limit: int
     ) -> list[RatingRow]:
         """``game``'s ratings, best ordinal first (ties: subject descending)."""
-
-
-def history_sort_key(row: HistoryRow) -> tuple[float, str]:
-    """Newest first, then table id ascending (what every backend orders by)."""
-    return (-row.created_at.timestamp(), row.table_id)
 
 
 def board_sort_key(row: RatingRow) -> tuple[float, str]:

@@ -58,7 +58,7 @@ class MemoryHome(HomeStore):
                     continue
                 if after is not None and not (
                     table.created_at < after[0]
-                    or (table.created_at == after[0] and table_id > after[1])
+                    or (table.created_at == after[0] and table_id < after[1])
                 ):
                     continue
                 found.append(
@@ -73,8 +73,7 @@ class MemoryHome(HomeStore):
                         self._home.results.get(table_id),
                     )
                 )
-        found.sort(key=lambda row: row.table_id)
-        found.sort(key=lambda row: row.created_at, reverse=True)
+        found.sort(key=lambda row: (row.created_at, row.table_id), reverse=True)
         return found[:limit]
 
     async def ended_tables(self) -> list[str]:

@@ -26,13 +26,13 @@ Connect = Callable[[], AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]
 
 ENDED = ["finished", "abandoned"]
 _TABLE = "t.table_id, t.game, t.name, t.status, t.created_at, t.updated_at"
-# ix_seats_account finds the account's seats; each table by its primary key
+# ix_plays_account, backwards: the account's seats newest table first; each table by its key
 MY_TABLES = f"""
-SELECT {_TABLE} FROM seats s JOIN tables t ON t.table_id = s.table_id
-WHERE s.account_id = %(account)s
-  AND (%(after)s::timestamptz IS NULL OR t.created_at < %(after)s
-       OR (t.created_at = %(after)s AND t.table_id > %(key)s))
-ORDER BY t.created_at DESC, t.table_id
+SELECT {_TABLE} FROM plays p JOIN tables t ON t.table_id = p.table_id
+WHERE p.account_id = %(account)s
+  AND (%(after)s::timestamptz IS NULL
+       OR (p.created_at, p.table_id) < (%(after)s::timestamptz, %(key)s::text))
+ORDER BY p.created_at DESC, p.table_id DESC
 LIMIT %(limit)s
 """
 PAGE_SEATS = """

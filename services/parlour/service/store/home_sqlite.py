@@ -18,7 +18,7 @@ from parlour.service.store.home import (
     Rerate,
     ResultRow,
 )
-from parlour.service.store.schema import accounts, ratings, results, seats, tables
+from parlour.service.store.schema import accounts, plays, ratings, results, seats, tables
 from parlour.service.store.values import SeatRow
 
 Call = Callable[..., Awaitable[Any]]
@@ -105,16 +105,16 @@ class SqliteHome(HomeStore):
     ) -> list[HistoryRow]:
         query = (
             sa.select(tables)
-            .join(seats, seats.c.table_id == tables.c.table_id)
-            .where(seats.c.account_id == account_id)
-            .order_by(tables.c.created_at.desc(), tables.c.table_id)
+            .join(plays, plays.c.table_id == tables.c.table_id)
+            .where(plays.c.account_id == account_id)
+            .order_by(plays.c.created_at.desc(), plays.c.table_id.desc())
             .limit(limit)
         )
         if after is not None:
             query = query.where(
                 sa.or_(
-                    tables.c.created_at < after[0],
-                    sa.and_(tables.c.created_at == after[0], tables.c.table_id > after[1]),
+                    plays.c.created_at < after[0],
+                    sa.and_(plays.c.created_at == after[0], plays.c.table_id < after[1]),
                 )
             )
 

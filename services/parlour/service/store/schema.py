@@ -208,3 +208,21 @@ ratings = sa.Table(
     sa.Index("ix_ratings_board", "game", "bot", "ordinal", "subject"),
     sa.Index("ix_ratings_game_ordinal", "game", "ordinal", "subject"),
 )
+
+# The account's seats in the order of their tables (newest first): the history's index.
+# Kept by database triggers on ``seats`` (migration 0004), so every writer of a seat keeps
+# it without knowing of it; led by the table id as every key here.
+plays = sa.Table(
+    "plays",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("seat", sa.Integer(), nullable=False),
+    sa.Column("account_id", sa.Text(), nullable=False),
+    # the table's created_at (a table's never changes)
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("table_id", "seat", name="pk_plays"),
+    sa.ForeignKeyConstraint(
+        ["table_id"], ["tables.table_id"], name="fk_plays_table", ondelete="CASCADE"
+    ),
+    sa.Index("ix_plays_account", "account_id", "created_at", "table_id"),
+)
