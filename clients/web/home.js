@@ -3,7 +3,7 @@
 // game's leaderboard (#/leaderboard/GAME) and the ratings beside the names at a
 // table (HomeService.GetTableRatings). Ratings are OpenSkill ordinals; one of
 // fewer than ten games is provisional (marked "?"). See docs/ratings.md.
-import { rpc } from "./api.js";
+import { rpc, saveSeat } from "./api.js";
 import { lang, t } from "./i18n.js";
 import { escape } from "./summary.js";
 import { botLevelLabel, gameText, refusalWords } from "./words.js";
@@ -208,4 +208,72 @@ export async function decorateRatings(felt, tableId, { fresh = false } = {}) {
     badge.textContent = ratingText(entry.rating);
     plate.querySelector(".name")?.after(badge);
   }
+}
+
+// -- "play again" (HomeService.PlayAgain / GetRematch) on the game-over panel -------
+
+const rematches = new Map();  // ended table id -> the last GetRematch answer
+const polling = new Set();
+
+function drawRematch(box, tableId) {
+  const state = rematches.get(tableId);
+  if (!box || !state) return;
+  const mine = state.mySeat ?? 0;  // proto3 JSON leaves out 0; -1 is "not a player here"
+  if (mine < 0) { box.innerHTML = ""; return; }
+  const seats = state.seats || [];
+  const people = seats.filter((s) => s.kind !== "SEAT_KIND_BOT");
+  const accepted = people.filter((s) => s.accepted).map((s) => s.playerName || "");
+  const waiting = people.filter((s) => !s.accepted).map((s) => s.playerName || "");
+  const me = seats.find((s) => (s.seat || 0) === mine) || {};
+  const bots = seats.some((s) => s.kind === "SEAT_KIND_BOT") ? ` ${t("home.rematch_bots")}` : "";
+  let html;
+  if (!state.rematchTableId) {
+    html = `<button class="primary" data-play-again>${escape(t("home.play_again"))}</button><span class="muted">${escape(bots)}</span>`;
+  } else if (!me.accepted) {
+    html = `<p>${escape(t("home.rematch_offer", { names: accepted.join(", "), count: accepted.length }))}${escape(bots)}</p>` +
+      `<button class="primary" data-play-again>${escape(t("home.rematch_accept"))}</button>`;
+  } else {
+    html = state.started ? "" : `<p class="muted">${escape(t("home.rematch_waiting", { names: waiting.join(", ") }))}</p>`;
+    html += `<button class="primary" data-play-again>${escape(t("home.rematch_go"))}</button>`;
+  }
+  box.innerHTML = html + `<p class="refusal" role="alert"></p>`;
+  box.querySelector("[data-play-again]").onclick = async () => {
+    try {
+      const answer = await rpc("HomeService/PlayAgain", { tableId });
+      const made = answer.rematch || {};
+      const id = made.rematchTableId;
+      const seat = answer.seat || 0;
+      const entry = { seat, name: me.playerName || "", game: "" };
+      if (answer.seatToken) entry.token = answer.seatToken;
+      if (answer.hostToken) entry.hostToken = answer.hostToken;
+      saveSeat(id, entry);
+      rematches.set(tableId, made);
+      location.hash = `#/table/${id}`;
+    } catch (error) {
+      box.querySelector(".refusal").textContent = refusalWords(error, null);
+    }
+  };
+}
+
+/**
+ * Fills ``box`` (in the game-over panel of the table ``tableId``) with "play again":
+ * the button, or who asked and "accept", or who is still awaited. Asks the server
+ * every two seconds while the ended table is on screen.
+ */
+export function rematchPanel(box, tableId) {
+  if (!box || !tableId) return;
+  box.dataset.rematchTable = tableId;
+  drawRematch(box, tableId);
+  if (polling.has(tableId)) return;
+  polling.add(tableId);
+  const tick = async () => {
+    const shown = document.querySelector(`[data-rematch-table="${tableId}"]`);
+    if (!shown) { polling.delete(tableId); return; }
+    try {
+      rematches.set(tableId, (await rpc("HomeService/GetRematch", { tableId })).rematch || {});
+      drawRematch(shown, tableId);
+    } catch { /* the next tick tries again */ }
+    setTimeout(tick, 2000);
+  };
+  setTimeout(tick, 0);  // once the panel is on the page (the table draws it first)
 }

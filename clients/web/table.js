@@ -10,7 +10,7 @@ import { card, inlineCard } from "./cards.js";
 import { verifyDeals } from "./fairdeal.js";
 import { t } from "./i18n.js";
 import { endWords, escape, handResult, playerName, renderSummary } from "./summary.js";
-import { decorateRatings } from "./home.js";
+import { decorateRatings, rematchPanel } from "./home.js";
 import {
   SUIT_SYMBOL, cardName, cardWords, directionWords, gameText, joinNames, optionLabel, optionValue,
   passWords, phaseWords, refusalWords, say, seatName, suitLetter, suitWord,
@@ -710,9 +710,11 @@ export class TableScreen {
         `<span>${escape(playerName(view, p.seat || 0))}${p.seat === this.me() ? ` ${escape(t("seat.you_mark"))}` : ""}</span>` +
         `<strong>${(view.scores || [])[p.seat || 0] ?? p.score ?? 0}</strong></li>`).join("")}</ol>` +
       this.dealCheckHtml() +
+      `<div class="rematch" data-rematch></div>` +
       `<div class="buttons"><button data-sheet>${escape(t("sheet.title"))}</button><button class="primary" data-lobby>${escape(t("back_to_lobby"))}</button></div></div>`;
     panel.querySelector("[data-sheet]").onclick = () => { this.sheetOpen = true; this.render(); };
     panel.querySelector("[data-lobby]").onclick = () => this.onLeave();
+    rematchPanel(panel.querySelector("[data-rematch]"), this.tableId);  // "play again": home.js
     return panel;
   }
 

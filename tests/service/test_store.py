@@ -67,6 +67,7 @@ STORE_TABLES = {
     "results",  # issue 31
     "ratings",
     "plays",
+    "rematches",
 }
 
 

@@ -323,6 +323,12 @@ export default {
   "home.next": "Next",
   "home.board_help": "The rating is OpenSkill's cautious estimate (mu minus three sigma); a \"?\" marks a rating of fewer than ten games.",
   "home.a_guest": "a guest",
+  "home.play_again": "Play again",
+  "home.rematch_bots": "The computer players come along.",
+  "home.rematch_offer": { one: "{names} wants to play again.", other: "{names} want to play again." },
+  "home.rematch_accept": "Accept: play again",
+  "home.rematch_waiting": "Waiting for {names}.",
+  "home.rematch_go": "Go to the new table",
   "home.rating_title": { one: "rating {ordinal} after {count} game", other: "rating {ordinal} after {count} games" },
   "home.rating_provisional_title": { one: "provisional rating {ordinal}: only {count} game", other: "provisional rating {ordinal}: only {count} games" },
 };

@@ -327,6 +327,12 @@ export default {
   "home.next": "Następna",
   "home.board_help": "Ranking to ostrożna ocena OpenSkill (mu minus trzy sigmy); „?” oznacza ranking z mniej niż dziesięciu gier.",
   "home.a_guest": "gość",
+  "home.play_again": "Zagraj jeszcze raz",
+  "home.rematch_bots": "Gracze komputerowi też zagrają.",
+  "home.rematch_offer": { one: "{names} chce zagrać jeszcze raz.", few: "{names} chcą zagrać jeszcze raz.", many: "{names} chcą zagrać jeszcze raz.", other: "{names} chcą zagrać jeszcze raz." },
+  "home.rematch_accept": "Przyjmij: zagraj jeszcze raz",
+  "home.rematch_waiting": "Czekamy na: {names}.",
+  "home.rematch_go": "Przejdź do nowego stołu",
   "home.rating_title": { one: "ranking {ordinal} po {count} grze", few: "ranking {ordinal} po {count} grach", many: "ranking {ordinal} po {count} grach", other: "ranking {ordinal} po {count} grach" },
   "home.rating_provisional_title": { one: "ranking wstępny {ordinal}: tylko {count} gra", few: "ranking wstępny {ordinal}: tylko {count} gry", many: "ranking wstępny {ordinal}: tylko {count} gier", other: "ranking wstępny {ordinal}: tylko {count} gry" },
 };

@@ -424,3 +424,185 @@ class GetTableRatingsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetTableRatingsResponse: _TypeAlias = GetTableRatingsResponse  # noqa: Y015
+
+@_typing.final
+class Rematch(_message.Message):
+    """A rematch: an ended table's "play again"."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    REMATCH_TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    STARTED_FIELD_NUMBER: _builtins.int
+    MY_SEAT_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The ended table."""
+    rematch_table_id: _builtins.str
+    """The new table (empty: nobody asked yet)."""
+    started: _builtins.bool
+    """True once every person accepted and the new table started."""
+    my_seat: _builtins.int
+    """The caller's seat at the ended table (-1: none, or no session)."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___RematchSeat]:
+        """The new table's seats, in seat order."""
+
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        rematch_table_id: _builtins.str = ...,
+        seats: _abc.Iterable[Global___RematchSeat] | None = ...,
+        started: _builtins.bool = ...,
+        my_seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["my_seat", b"my_seat", "rematch_table_id", b"rematch_table_id", "seats", b"seats", "started", b"started", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Rematch: _TypeAlias = Rematch  # noqa: Y015
+
+@_typing.final
+class RematchSeat(_message.Message):
+    """A seat of a rematch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    BOT_LEVEL_FIELD_NUMBER: _builtins.int
+    ACCEPTED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat number, 0-based (the same at both tables)."""
+    kind: _lobby_pb2.SeatKind.ValueType
+    """Person or bot."""
+    player_name: _builtins.str
+    """The name at the ended table."""
+    bot_level: _builtins.str
+    """A bot's level; empty for a person."""
+    accepted: _builtins.bool
+    """True when the seat is taken at the new table (a bot's always)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        kind: _lobby_pb2.SeatKind.ValueType = ...,
+        player_name: _builtins.str = ...,
+        bot_level: _builtins.str = ...,
+        accepted: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "bot_level", b"bot_level", "kind", b"kind", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchSeat: _TypeAlias = RematchSeat  # noqa: Y015
+
+@_typing.final
+class PlayAgainRequest(_message.Message):
+    """Request for HomeService.PlayAgain."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The ended table. At most 64 characters."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayAgainRequest: _TypeAlias = PlayAgainRequest  # noqa: Y015
+
+@_typing.final
+class PlayAgainResponse(_message.Message):
+    """Response of HomeService.PlayAgain."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMATCH_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    HOST_TOKEN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The caller's seat at the new table, and its token (the session stands in for it)."""
+    seat_token: _builtins.str
+    """The seat's token."""
+    host_token: _builtins.str
+    """The new table's host token: only to the caller who made the table."""
+    @_builtins.property
+    def rematch(self) -> Global___Rematch:
+        """The rematch after this call."""
+
+    def __init__(
+        self,
+        *,
+        rematch: Global___Rematch | None = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        host_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rematch", b"rematch"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["host_token", b"host_token", "rematch", b"rematch", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayAgainResponse: _TypeAlias = PlayAgainResponse  # noqa: Y015
+
+@_typing.final
+class GetRematchRequest(_message.Message):
+    """Request for HomeService.GetRematch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The ended table. At most 64 characters."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRematchRequest: _TypeAlias = GetRematchRequest  # noqa: Y015
+
+@_typing.final
+class GetRematchResponse(_message.Message):
+    """Response of HomeService.GetRematch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMATCH_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def rematch(self) -> Global___Rematch:
+        """The rematch (rematch_table_id empty when none was asked for)."""
+
+    def __init__(
+        self,
+        *,
+        rematch: Global___Rematch | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rematch", b"rematch"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rematch", b"rematch"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRematchResponse: _TypeAlias = GetRematchResponse  # noqa: Y015

@@ -50,6 +50,16 @@ class HomeServiceStub:
                 request_serializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsRequest.SerializeToString,
                 response_deserializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsResponse.FromString,
                 _registered_method=True)
+        self.PlayAgain = channel.unary_unary(
+                '/parlour.v1.HomeService/PlayAgain',
+                request_serializer=parlour_dot_v1_dot_home__pb2.PlayAgainRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_home__pb2.PlayAgainResponse.FromString,
+                _registered_method=True)
+        self.GetRematch = channel.unary_unary(
+                '/parlour.v1.HomeService/GetRematch',
+                request_serializer=parlour_dot_v1_dot_home__pb2.GetRematchRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_home__pb2.GetRematchResponse.FromString,
+                _registered_method=True)
 
 
 class HomeServiceServicer:
@@ -84,6 +94,32 @@ class HomeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlayAgain(self, request, context):
+        """"Play again" after a game ended: the same game, options and seats at a new
+        table. The first person to ask hosts it (in their own seat; the bots come
+        along at theirs); each other person of the ended table accepts with the
+        same call and takes their own seat there; one who does not, does not. When
+        every person's seat is taken the new table starts by itself.
+        Metadata: "authorization: Bearer <session_token>" of an account that held
+        a seat at the ended table.
+        Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no such table;
+        FAILED_PRECONDITION the table has not ended, or it started already;
+        PERMISSION_DENIED the account held no seat there; RESOURCE_EXHAUSTED the
+        account's caps.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRematch(self, request, context):
+        """The rematch offered after a table ended, if any, and who accepted. No
+        session needed (with one, the caller's seat is marked).
+        Errors: NOT_FOUND no such table.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_HomeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -101,6 +137,16 @@ def add_HomeServiceServicer_to_server(servicer, server):
                     servicer.GetTableRatings,
                     request_deserializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsRequest.FromString,
                     response_serializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsResponse.SerializeToString,
+            ),
+            'PlayAgain': grpc.unary_unary_rpc_method_handler(
+                    servicer.PlayAgain,
+                    request_deserializer=parlour_dot_v1_dot_home__pb2.PlayAgainRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_home__pb2.PlayAgainResponse.SerializeToString,
+            ),
+            'GetRematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRematch,
+                    request_deserializer=parlour_dot_v1_dot_home__pb2.GetRematchRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_home__pb2.GetRematchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -185,6 +231,60 @@ class HomeService:
             '/parlour.v1.HomeService/GetTableRatings',
             parlour_dot_v1_dot_home__pb2.GetTableRatingsRequest.SerializeToString,
             parlour_dot_v1_dot_home__pb2.GetTableRatingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlayAgain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.HomeService/PlayAgain',
+            parlour_dot_v1_dot_home__pb2.PlayAgainRequest.SerializeToString,
+            parlour_dot_v1_dot_home__pb2.PlayAgainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.HomeService/GetRematch',
+            parlour_dot_v1_dot_home__pb2.GetRematchRequest.SerializeToString,
+            parlour_dot_v1_dot_home__pb2.GetRematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

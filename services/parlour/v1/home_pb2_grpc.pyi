@@ -67,6 +67,24 @@ class HomeServiceStub:
     show beside the names at the table and in the lobby. No session needed.
     Errors: NOT_FOUND no such table.
     """
+    PlayAgain: _grpc.UnaryUnaryMultiCallable[_home_pb2.PlayAgainRequest, _home_pb2.PlayAgainResponse]
+    """"Play again" after a game ended: the same game, options and seats at a new
+    table. The first person to ask hosts it (in their own seat; the bots come
+    along at theirs); each other person of the ended table accepts with the
+    same call and takes their own seat there; one who does not, does not. When
+    every person's seat is taken the new table starts by itself.
+    Metadata: "authorization: Bearer <session_token>" of an account that held
+    a seat at the ended table.
+    Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no such table;
+    FAILED_PRECONDITION the table has not ended, or it started already;
+    PERMISSION_DENIED the account held no seat there; RESOURCE_EXHAUSTED the
+    account's caps.
+    """
+    GetRematch: _grpc.UnaryUnaryMultiCallable[_home_pb2.GetRematchRequest, _home_pb2.GetRematchResponse]
+    """The rematch offered after a table ended, if any, and who accepted. No
+    session needed (with one, the caller's seat is marked).
+    Errors: NOT_FOUND no such table.
+    """
 
 @_typing.type_check_only
 class HomeServiceAsyncStub(HomeServiceStub):
@@ -87,6 +105,24 @@ class HomeServiceAsyncStub(HomeServiceStub):
     GetTableRatings: _aio.UnaryUnaryMultiCallable[_home_pb2.GetTableRatingsRequest, _home_pb2.GetTableRatingsResponse]  # type: ignore[assignment]
     """The rating of each seat of a table (the account's, or the bot level's), to
     show beside the names at the table and in the lobby. No session needed.
+    Errors: NOT_FOUND no such table.
+    """
+    PlayAgain: _aio.UnaryUnaryMultiCallable[_home_pb2.PlayAgainRequest, _home_pb2.PlayAgainResponse]  # type: ignore[assignment]
+    """"Play again" after a game ended: the same game, options and seats at a new
+    table. The first person to ask hosts it (in their own seat; the bots come
+    along at theirs); each other person of the ended table accepts with the
+    same call and takes their own seat there; one who does not, does not. When
+    every person's seat is taken the new table starts by itself.
+    Metadata: "authorization: Bearer <session_token>" of an account that held
+    a seat at the ended table.
+    Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no such table;
+    FAILED_PRECONDITION the table has not ended, or it started already;
+    PERMISSION_DENIED the account held no seat there; RESOURCE_EXHAUSTED the
+    account's caps.
+    """
+    GetRematch: _aio.UnaryUnaryMultiCallable[_home_pb2.GetRematchRequest, _home_pb2.GetRematchResponse]  # type: ignore[assignment]
+    """The rematch offered after a table ended, if any, and who accepted. No
+    session needed (with one, the caller's seat is marked).
     Errors: NOT_FOUND no such table.
     """
 
@@ -124,6 +160,36 @@ class HomeServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_home_pb2.GetTableRatingsResponse, _abc.Awaitable[_home_pb2.GetTableRatingsResponse]]:
         """The rating of each seat of a table (the account's, or the bot level's), to
         show beside the names at the table and in the lobby. No session needed.
+        Errors: NOT_FOUND no such table.
+        """
+
+    @_abc_1.abstractmethod
+    def PlayAgain(
+        self,
+        request: _home_pb2.PlayAgainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_home_pb2.PlayAgainResponse, _abc.Awaitable[_home_pb2.PlayAgainResponse]]:
+        """"Play again" after a game ended: the same game, options and seats at a new
+        table. The first person to ask hosts it (in their own seat; the bots come
+        along at theirs); each other person of the ended table accepts with the
+        same call and takes their own seat there; one who does not, does not. When
+        every person's seat is taken the new table starts by itself.
+        Metadata: "authorization: Bearer <session_token>" of an account that held
+        a seat at the ended table.
+        Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no such table;
+        FAILED_PRECONDITION the table has not ended, or it started already;
+        PERMISSION_DENIED the account held no seat there; RESOURCE_EXHAUSTED the
+        account's caps.
+        """
+
+    @_abc_1.abstractmethod
+    def GetRematch(
+        self,
+        request: _home_pb2.GetRematchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_home_pb2.GetRematchResponse, _abc.Awaitable[_home_pb2.GetRematchResponse]]:
+        """The rematch offered after a table ended, if any, and who accepted. No
+        session needed (with one, the caller's seat is marked).
         Errors: NOT_FOUND no such table.
         """
 

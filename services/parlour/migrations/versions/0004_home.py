@@ -1,4 +1,5 @@
-"""A home for players (issue 31): the rating projection and the leaderboard's indexes.
+"""A home for players (issue 31): the rating projection, the history's and leaderboard's
+indexes, and ``rematches`` (an ended table's "play again").
 
 ``results`` holds one row per ended table (how it ended, its scores and
 winners, whether it was rated); ``ratings`` one row per game and subject (an
@@ -95,6 +96,16 @@ def upgrade() -> None:
         ),
     )
     op.create_index("ix_plays_account", "plays", ["account_id", "created_at", "table_id"])
+    op.create_table(
+        "rematches",
+        sa.Column("table_id", sa.Text(), nullable=False),
+        sa.Column("rematch_table_id", sa.Text(), nullable=False),
+        sa.Column("created_at", Timestamp, nullable=False),
+        sa.PrimaryKeyConstraint("table_id", name="pk_rematches"),
+        sa.ForeignKeyConstraint(
+            ["table_id"], ["tables.table_id"], name="fk_rematches_table", ondelete="CASCADE"
+        ),
+    )
     if op.get_bind().dialect.name == "postgresql":
         op.execute(PG_FUNCTION)
         op.execute(PG_TRIGGER)
@@ -136,6 +147,7 @@ def downgrade() -> None:
     else:
         op.execute("DROP TRIGGER tr_seats_plays_insert")
         op.execute("DROP TRIGGER tr_seats_plays_update")
+    op.drop_table("rematches")
     op.drop_index("ix_plays_account", table_name="plays")
     op.drop_table("plays")
     op.drop_index("ix_ratings_game_ordinal", table_name="ratings")

@@ -32,6 +32,7 @@ from parlour.service.app.moderation import AccountCaps, Moderation
 from parlour.service.app.play import MoveSpec, Play
 from parlour.service.app.ports import BotActGuard, Waiter
 from parlour.service.app.ratings import Leaderboard, Ratings
+from parlour.service.app.rematch import Rematches
 from parlour.service.app.seating import Credentials, Hosted, Joined, SeatChoice
 from parlour.service.app.tables import Tables
 from parlour.service.app.views import SeatView
@@ -105,6 +106,7 @@ class Parlour:
         self.history = History(store.home, self.lobby.pager)
         self.ratings = Ratings(store)
         self.leaderboard = Leaderboard(store.home, self.lobby.pager)
+        self.rematches = Rematches(self.lobby, store.home)
         self.tables.ended_hooks.append(self.ratings.game_ended)
 
     @property

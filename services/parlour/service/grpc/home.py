@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from parlour.service.app.accounts import bearer_token
 from parlour.service.app.history import GameEntry
-from parlour.service.app.parlour import Parlour
+from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.app.ratings import provisional
-from parlour.service.domain.statuses import SeatKind
+from parlour.service.app.rematch import RematchState
+from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.grpc import convert
 from parlour.service.grpc.servicers import authorization
 from parlour.service.grpc.status import Context, unary
@@ -69,6 +70,28 @@ def game_message(entry: GameEntry) -> home_pb2.GameRecord:
     return message
 
 
+def rematch_message(state: RematchState) -> home_pb2.Rematch:
+    """An ended table's rematch: who accepted (a bot always has)."""
+    rematch = state.rematch
+    taken = {row.seat for row in rematch.seat_rows if row.occupied} if rematch else set()
+    return home_pb2.Rematch(
+        table_id=state.ended.table_id,
+        rematch_table_id=rematch.table_id if rematch else "",
+        started=rematch is not None and rematch.status != TableStatus.OPEN,
+        my_seat=-1 if state.my_seat is None else state.my_seat,
+        seats=[
+            home_pb2.RematchSeat(
+                seat=row.seat,
+                kind=convert.SEAT_KIND_TO_PROTO.get(row.kind, lobby_pb2.SEAT_KIND_UNSPECIFIED),
+                player_name=row.player_name or "",
+                bot_level=row.bot_level or "" if row.kind == SeatKind.BOT else "",
+                accepted=row.seat in taken,
+            )
+            for row in state.ended.seat_rows
+        ],
+    )
+
+
 class HomeServicer(home_pb2_grpc.HomeServiceServicer):
     """HomeService over the application's history, ratings and leaderboards."""
 
@@ -113,3 +136,27 @@ class HomeServicer(home_pb2_grpc.HomeServiceServicer):
                 for seat, row in zip(table.seat_rows, found, strict=True)
             ]
         )
+
+    async def _account(self, context: Context) -> Credentials:
+        return await self.app.identify(Credentials(), authorization(context))
+
+    @unary
+    async def PlayAgain(
+        self, request: home_pb2.PlayAgainRequest, context: Context
+    ) -> home_pb2.PlayAgainResponse:
+        credentials = await self._account(context)
+        again = await self.app.rematches.play_again(request.table_id, credentials)
+        return home_pb2.PlayAgainResponse(
+            rematch=rematch_message(again.state),
+            seat=again.seat,
+            seat_token=again.seat_token,
+            host_token=again.host_token,
+        )
+
+    @unary
+    async def GetRematch(
+        self, request: home_pb2.GetRematchRequest, context: Context
+    ) -> home_pb2.GetRematchResponse:
+        credentials = await self._account(context)
+        state = await self.app.rematches.state(request.table_id, credentials.account_id)
+        return home_pb2.GetRematchResponse(rematch=rematch_message(state))

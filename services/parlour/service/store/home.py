@@ -137,6 +137,14 @@ class HomeStore(ABC):
         """Every rating, by (game, subject)."""
 
     @abstractmethod
+    async def rematch_of(self, table_id: str) -> str | None:
+        """The ended table's rematch table, if one was made."""
+
+    @abstractmethod
+    async def add_rematch(self, table_id: str, rematch_table_id: str, now: datetime) -> str:
+        """Record the rematch; if another was recorded first, that one's id."""
+
+    @abstractmethod
     async def leaderboard(
         self, game: str, *, include_bots: bool, offset: int, limit: int
     ) -> list[RatingRow]:

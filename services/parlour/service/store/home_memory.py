@@ -28,6 +28,7 @@ class HomeMemory:
 
     results: dict[str, ResultRow] = field(default_factory=dict)
     ratings: dict[tuple[str, str], RatingRow] = field(default_factory=dict)
+    rematches: dict[str, str] = field(default_factory=dict)
 
 
 class MemoryHome(HomeStore):
@@ -119,6 +120,14 @@ class MemoryHome(HomeStore):
     async def all_ratings(self) -> list[RatingRow]:
         with self._lock:
             return [self._home.ratings[key] for key in sorted(self._home.ratings)]
+
+    async def rematch_of(self, table_id: str) -> str | None:
+        with self._lock:
+            return self._home.rematches.get(table_id)
+
+    async def add_rematch(self, table_id: str, rematch_table_id: str, now: datetime) -> str:
+        with self._lock:
+            return self._home.rematches.setdefault(table_id, rematch_table_id)
 
     async def leaderboard(
         self, game: str, *, include_bots: bool, offset: int, limit: int

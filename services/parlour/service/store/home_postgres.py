@@ -81,6 +81,18 @@ BOARD_PEOPLE = (
 BOARD_ALL = f"{_NAMED} WHERE r.game = %s ORDER BY r.ordinal DESC, r.subject DESC OFFSET %s LIMIT %s"
 
 
+REMATCH_OF = "SELECT rematch_table_id FROM rematches WHERE table_id = %s"
+ADD_REMATCH = """
+WITH made AS (
+    INSERT INTO rematches (table_id, rematch_table_id, created_at) VALUES (%s, %s, %s)
+    ON CONFLICT (table_id) DO NOTHING RETURNING rematch_table_id
+)
+SELECT rematch_table_id FROM made
+UNION ALL SELECT rematch_table_id FROM rematches WHERE table_id = %s
+LIMIT 1
+"""
+
+
 def _result(row: Sequence[Any]) -> ResultRow:
     table_id, game, ending, ended_at, scores, winners, rated = row
     return ResultRow(table_id, game, ending, ended_at, tuple(scores), tuple(winners), rated)
@@ -210,6 +222,14 @@ class PostgresHome(HomeStore):
 
     async def all_ratings(self) -> list[RatingRow]:
         return [RatingRow(*row) for row in await self._all(ALL_RATINGS, ())]
+
+    async def rematch_of(self, table_id: str) -> str | None:
+        rows = await self._all(REMATCH_OF, (table_id,))
+        return str(rows[0][0]) if rows else None
+
+    async def add_rematch(self, table_id: str, rematch_table_id: str, now: datetime) -> str:
+        rows = await self._all(ADD_REMATCH, (table_id, rematch_table_id, now, table_id))
+        return str(rows[0][0])
 
     async def leaderboard(
         self, game: str, *, include_bots: bool, offset: int, limit: int

@@ -18,7 +18,15 @@ from parlour.service.store.home import (
     Rerate,
     ResultRow,
 )
-from parlour.service.store.schema import accounts, plays, ratings, results, seats, tables
+from parlour.service.store.schema import (
+    accounts,
+    plays,
+    ratings,
+    rematches,
+    results,
+    seats,
+    tables,
+)
 from parlour.service.store.values import SeatRow
 
 Call = Callable[..., Awaitable[Any]]
@@ -216,6 +224,27 @@ class SqliteHome(HomeStore):
     async def all_ratings(self) -> list[RatingRow]:
         query = _NAMED.order_by(ratings.c.game, ratings.c.subject)
         return [_rating(row) for row in await self._rows(query)]
+
+    async def rematch_of(self, table_id: str) -> str | None:
+        query = sa.select(rematches.c.rematch_table_id).where(rematches.c.table_id == table_id)
+        rows = await self._rows(query)
+        return str(rows[0]["rematch_table_id"]) if rows else None
+
+    async def add_rematch(self, table_id: str, rematch_table_id: str, now: datetime) -> str:
+        def write() -> str:
+            with self._write() as conn:
+                found = conn.execute(
+                    sa.select(rematches.c.rematch_table_id).where(rematches.c.table_id == table_id)
+                ).first()
+                if found is not None:
+                    return str(found[0])
+                conn.execute(
+                    rematches.insert(),
+                    {"table_id": table_id, "rematch_table_id": rematch_table_id, "created_at": now},
+                )
+                return rematch_table_id
+
+        return str(await self._call(write))
 
     async def leaderboard(
         self, game: str, *, include_bots: bool, offset: int, limit: int

@@ -226,3 +226,16 @@ plays = sa.Table(
     ),
     sa.Index("ix_plays_account", "account_id", "created_at", "table_id"),
 )
+
+# "Play again" (app/rematch.py): an ended table's rematch, made by the first to ask.
+rematches = sa.Table(
+    "rematches",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("rematch_table_id", sa.Text(), nullable=False),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("table_id", name="pk_rematches"),
+    sa.ForeignKeyConstraint(
+        ["table_id"], ["tables.table_id"], name="fk_rematches_table", ondelete="CASCADE"
+    ),
+)
