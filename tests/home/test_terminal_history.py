@@ -9,18 +9,22 @@ import asyncio
 import random
 from collections.abc import Callable
 
+from rich.console import Console
 from textual.widgets import DataTable, Static
 
 from parlour.client import ParlourClient
 from parlour.client.accounts import SessionMetadata
+from parlour.tui import render
 from parlour.tui.app import ParlourApp
 from parlour.tui.history import HistoryScreen, LeaderboardScreen, ReplayScreen
+from parlour.tui.saved import SavedSeat
+from parlour.tui.table import TableScreen
 from tests.tui.conftest import Service, ai_worker, make_app, service, shoot, wait_until
 
 __all__ = ["make_app", "service"]  # the terminal tests' fixtures
 
 
-async def finished_game(client: ParlourClient, rng: random.Random) -> str:
+async def finished_game(client: ParlourClient, rng: random.Random) -> tuple[str, str]:
     """Crazy 8s against a random bot, played to the end by this client's account."""
     hosted = await client.host_table(
         "crazy8s",
@@ -35,7 +39,7 @@ async def finished_game(client: ParlourClient, rng: random.Random) -> str:
     for _ in range(2000):
         seen = await client.get_view(table_id, 0, hosted.seat_token)
         if seen.view.is_over:
-            return table_id
+            return table_id, hosted.seat_token
         if 0 in seen.view.to_act:
             pick = rng.randrange(len(seen.view.legal_actions)) + 1
             await client.act(table_id, 0, hosted.seat_token, pick, expected_version=seen.version)
@@ -55,7 +59,7 @@ async def test_your_games_opens_a_replay_and_the_leaderboard(
             ai_worker(service),
             ParlourClient(service.address, session=SessionMetadata(token)) as mine,
         ):
-            finished = await finished_game(mine, random.Random(3))
+            finished, seat_token = await finished_game(mine, random.Random(3))
             waiting = await mine.host_table(
                 "crazy8s",
                 2,
@@ -90,3 +94,23 @@ async def test_your_games_opens_a_replay_and_the_leaderboard(
         await pilot.press("b")
         await wait_until(pilot, lambda: board.row_count == 2, what="the bot level too")
         await shoot(pilot, "home-leaderboard")
+
+        # the ratings beside the names at the table (the finished one, from seat 0)
+        while isinstance(app.screen, (LeaderboardScreen, HistoryScreen)):
+            app.pop_screen()
+            await pilot.pause()
+        app.push_screen(TableScreen(SavedSeat(service.address, finished, 0, seat_token, "crazy8s")))
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen))
+        await wait_until(pilot, lambda: bool(app.screen.query("#seats")), what="the seats")
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        await wait_until(pilot, lambda: len(screen.ratings) == 2, what="the ratings")
+        assert all(text.endswith("?") for text in screen.ratings.values())
+        assert screen.view is not None
+        console = Console(width=80, record=True)
+        console.print(render.seats_table(screen.view, screen.ratings))
+        shown = console.export_text()
+        assert (
+            f"you {screen.ratings[0]}" in shown and f"Bot 2 (random) {screen.ratings[1]}" in shown
+        )
+        await shoot(pilot, "home-table-ratings")
