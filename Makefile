@@ -180,6 +180,16 @@ bench-service: $(STAMP)
 bench-act-cost: $(STAMP)
 	$(BIN)/python bench/act_cost.py
 
+## make bench-home: history p50 for a player with 10,000 finished tables and the leaderboard of
+## 100,000 rated accounts, on a scratch Postgres database, with the indexes each query uses
+bench-home: $(STAMP)
+	$(BIN)/python bench/home.py
+
+## make selfplay-ratings: each bot level's OpenSkill ordinal from 200 self-play games per game,
+## rated through the rating projection (app/ratings.py), with 95% intervals (long: hours of CPU)
+selfplay-ratings: $(STAMP)
+	$(BIN)/python bench/selfplay_ratings.py --games 200
+
 ## make bench-notify: append commits/s at 1, 16 and 64 writers and the wake-up latency to
 ## another replica, with no notifier, pg_notify and NATS (needs NATS at 127.0.0.1:4222)
 bench-notify: $(STAMP)

@@ -16,6 +16,7 @@ from parlour.client import ParlourError
 from parlour.v1 import accounts_pb2
 
 from .account import adopt_seats, who
+from .history import HistoryScreen
 from .identity import sign_in
 from .lobby import LobbyScreen
 from .saved import SavedSeat
@@ -29,7 +30,10 @@ class ParlourApp(App[None]):
 
     CSS_PATH = "parlour.tcss"
     TITLE = "Parlour"
-    BINDINGS = [Binding("f2", "switch_language", "Language / Język")]
+    BINDINGS = [
+        Binding("f2", "switch_language", "Language / Język"),
+        Binding("f3", "history", "Your games / Twoje gry"),  # history.py (issue 31)
+    ]
 
     def __init__(
         self,
@@ -69,6 +73,11 @@ class ParlourApp(App[None]):
         if callable(said):
             said()
         self.screen.refresh(recompose=False)
+
+    def action_history(self) -> None:
+        """Your games: the account's tables, their replays, the leaderboards."""
+        if not isinstance(self.screen, HistoryScreen):
+            self.push_screen(HistoryScreen())
 
     async def on_unmount(self) -> None:
         await self.session.close()

@@ -7,7 +7,7 @@ there and decide nothing. Fields a game does not use are empty and left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 
 from rich.console import RenderableType
@@ -51,8 +51,9 @@ def _is_bot(player: play_pb2.Player) -> bool:
     return player.kind == lobby_pb2.SEAT_KIND_BOT
 
 
-def seats_table(view: play_pb2.View) -> Table:
-    """One row per seat: name, bid, tricks, points this hand, score, cards held.
+def seats_table(view: play_pb2.View, ratings: Mapping[int, str] | None = None) -> Table:
+    """One row per seat: name (and its rating, from ``ratings`` by seat), bid, tricks,
+    points this hand, score, cards held.
 
     A column appears only when some seat has something in it, so each game
     shows what it uses (bids in Wizard and Kaiser, points in Hearts).
@@ -82,6 +83,8 @@ def seats_table(view: play_pb2.View) -> Table:
             name.append(t("seat.bot"), style="dim")
         elif view.phase == "lobby" and not player.player_name:
             name.append(t("seat.free"), style="italic yellow")
+        if ratings and player.seat in ratings:  # the OpenSkill ordinal, "?" if provisional
+            name.append(f" {ratings[player.seat]}", style="#c8b060")
         if player.seat in waiting:
             name.stylize("bold yellow")
         if player.away:

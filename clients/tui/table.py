@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from parlour.client import ParlourError
+from parlour.client.home import get_table_ratings
 from parlour.v1 import common_pb2, play_pb2
 from parlour.words import card_name, cards_text, phrase, say
 
@@ -29,6 +30,7 @@ from . import render
 from .cards import action_text, card_text
 from .dialogs import InfoScreen, NameSuitScreen, event_log_text
 from .endgame import GameOverScreen
+from .history import rating_text
 from .moves import (
     bid_action,
     card_actions,
@@ -90,6 +92,10 @@ class TableScreen(Screen[None]):
     def __init__(self, seat: SavedSeat) -> None:
         super().__init__()
         self.seat = seat
+        #: each seat's rating as shown (history.py's rating_text), asked for at the start
+        #: and again once the game is over
+        self.ratings: dict[int, str] = {}
+        self.rated_at_end = False
         self.view: play_pb2.View | None = None
         self.shown_version = 0  # the version of the view on screen
         self.watched_version = 0  # the last version the watch stream delivered
@@ -132,6 +138,20 @@ class TableScreen(Screen[None]):
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick_clocks)
         self.title_panels()
+        self.load_ratings()
+
+    @work(exclusive=True, group="ratings")
+    async def load_ratings(self) -> None:
+        """The seats' ratings beside their names (HomeService.GetTableRatings)."""
+        try:
+            seats = await get_table_ratings(session(self).client, self.seat.table_id)
+        except ParlourError:
+            return  # no ratings: the names alone
+        self.ratings = {
+            seat.seat: rating_text(seat.rating) for seat in seats if seat.HasField("rating")
+        }
+        if self.view is not None and self.query("#seats"):
+            self.query_one("#seats", Static).update(render.seats_table(self.view, self.ratings))
 
     def title_panels(self) -> None:
         """The panels' titles in the client's language."""
@@ -370,7 +390,10 @@ class TableScreen(Screen[None]):
         self.query_one("#message", Static).update(self.message)
         if view is None:
             return
-        self.query_one("#seats", Static).update(render.seats_table(view))
+        if view.is_over and not self.rated_at_end:
+            self.rated_at_end = True
+            self.load_ratings()
+        self.query_one("#seats", Static).update(render.seats_table(view, self.ratings))
         facts = render.table_facts(view)
         table_id = self.seat.table_id  # export, replay and fork all need it
         facts.append("\n" + t("table_id", table_id=table_id), style="bold #9090c0")

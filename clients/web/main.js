@@ -7,6 +7,7 @@ import { ensureAccount, renderAccount } from "./account.js";
 import { rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { muted, setMuted } from "./attention.js";
 import { LANGUAGES, lang, setLang, t } from "./i18n.js";
+import { GamesScreen, LeaderboardScreen, renderHomeLinks } from "./home.js";
 import { LobbyScreen } from "./lobby.js";
 import { closedToSpectators, invitationCode } from "./moderation.js";
 import { ReplayScreen } from "./replay.js";
@@ -49,6 +50,12 @@ function route() {
   } else if (where === "rules" && tableId) {
     document.body.dataset.screen = "rules";
     screen = new RulesScreen(root, tableId, games, { onBack: () => go(backFromRules) });
+  } else if (where === "games") {  // a home for players (issue 31): home.js
+    document.body.dataset.screen = "games";
+    screen = new GamesScreen(root, games);
+  } else if (where === "leaderboard") {
+    document.body.dataset.screen = "leaderboard";
+    screen = new LeaderboardScreen(root, tableId || "", games);
   } else if (where === "join" && tableId) {
     document.body.dataset.screen = "join";
     invitation(tableId);
@@ -112,6 +119,7 @@ function settings() {
   const four = localStorage.getItem(FOUR) === "1";
   document.body.classList.toggle("four-colour", four);
   document.getElementById("home").setAttribute("aria-label", t("home.label"));
+  renderHomeLinks(document.getElementById("home-links"));
   box.innerHTML =
     `<label class="lang"><span class="sr-only">${escape(t("settings.language"))}</span><select id="language">` +
     Object.entries(LANGUAGES).map(([code, name]) => `<option value="${code}" lang="${code}"${code === lang() ? " selected" : ""}>${name}</option>`).join("") +

@@ -11,6 +11,7 @@ import { verifyDeals } from "./fairdeal.js";
 import { hostControls } from "./moderation.js";
 import { t } from "./i18n.js";
 import { endWords, escape, handResult, playerName, renderSummary } from "./summary.js";
+import { decorateRatings, rematchPanel } from "./home.js";
 import {
   SUIT_SYMBOL, cardName, cardWords, directionWords, gameText, joinNames, optionLabel, optionValue,
   passWords, phaseWords, refusalWords, say, seatName, suitLetter, suitWord,
@@ -245,6 +246,8 @@ export class TableScreen {
     const felt = document.createElement("div");
     felt.className = `felt seats-${view.seatCount}`;
     (view.players || []).forEach((player) => felt.appendChild(this.seatBadge(view, player)));
+    // ratings beside the names (home.js, issue 31): asked again once the game is over
+    decorateRatings(felt, this.tableId, { fresh: view.isOver && !this.ratedAtEnd && (this.ratedAtEnd = true) });
     felt.appendChild(this.middle(view));
     if (this.peek) felt.appendChild(this.peekPanel(view));
     this.root.appendChild(felt);
@@ -708,9 +711,11 @@ export class TableScreen {
         `<span>${escape(playerName(view, p.seat || 0))}${p.seat === this.me() ? ` ${escape(t("seat.you_mark"))}` : ""}</span>` +
         `<strong>${(view.scores || [])[p.seat || 0] ?? p.score ?? 0}</strong></li>`).join("")}</ol>` +
       this.dealCheckHtml() +
+      `<div class="rematch" data-rematch></div>` +
       `<div class="buttons"><button data-sheet>${escape(t("sheet.title"))}</button><button class="primary" data-lobby>${escape(t("back_to_lobby"))}</button></div></div>`;
     panel.querySelector("[data-sheet]").onclick = () => { this.sheetOpen = true; this.render(); };
     panel.querySelector("[data-lobby]").onclick = () => this.onLeave();
+    rematchPanel(panel.querySelector("[data-rematch]"), this.tableId);  // "play again": home.js
     return panel;
   }
 

@@ -64,6 +64,10 @@ STORE_TABLES = {
     "accounts",
     "devices",
     "sessions",
+    "results",  # issue 31
+    "ratings",
+    "plays",
+    "rematches",
 }
 
 

@@ -35,6 +35,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("export", "parlour.cli.export", "write a table's event log as JSON lines"),
     Command("replay", "parlour.cli.replay", "rebuild a game from its log, hand by hand"),
     Command("fork", "parlour.cli.fork", "start a new table from any point of a game"),
+    Command("ratings", "parlour.cli.ratings", "show the ratings, or --rebuild them from the log"),
     Command("play", "parlour.cli.play", "play in the terminal (lobby, tables, bots)"),
     Command("gateway", "parlour.cli.gateway", "serve the REST/JSON gateway and browser client"),
     Command("health", "parlour.cli.health", "exit 0 if a game service (or an HTTP URL) answers"),

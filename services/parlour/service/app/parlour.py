@@ -26,10 +26,13 @@ from parlour.service.app import auth, paging
 from parlour.service.app.accounts import DEFAULT_SESSION_SECONDS, Accounts, bearer_token
 from parlour.service.app.dealing import Dealer
 from parlour.service.app.duties import Duties
+from parlour.service.app.history import History
 from parlour.service.app.lobby import Lobby
 from parlour.service.app.moderation import AccountCaps, Moderation
 from parlour.service.app.play import MoveSpec, Play
 from parlour.service.app.ports import BotActGuard, Forker, Waiter
+from parlour.service.app.ratings import Leaderboard, Ratings
+from parlour.service.app.rematch import Rematches
 from parlour.service.app.seating import Credentials, Hosted, Joined, SeatChoice
 from parlour.service.app.tables import Tables
 from parlour.service.app.views import SeatView
@@ -103,6 +106,12 @@ class Parlour:
             watch_poll_seconds=watch_poll_seconds,
         )
         self.duties = Duties(self.tables, worker_token_hash=worker_hash)
+        # a home for players (issue 31): history, the rating projection, leaderboards
+        self.history = History(store.home, self.lobby.pager)
+        self.ratings = Ratings(store)
+        self.leaderboard = Leaderboard(store.home, self.lobby.pager)
+        self.rematches = Rematches(self.lobby, store.home)
+        self.tables.ended_hooks.append(self.ratings.game_ended)
 
     @property
     def closing(self) -> bool:

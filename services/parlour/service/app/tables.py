@@ -39,6 +39,8 @@ from parlour.service.store.protocol import (
 )
 
 T = TypeVar("T")
+#: the statuses a table ends in (its game is over: the ratings take it)
+ENDED = (TableStatus.FINISHED, TableStatus.ABANDONED)
 
 
 def turn_rows(folded: Folded, table: TableRow) -> list[TurnRow]:
@@ -171,6 +173,9 @@ class Unit:
         if applied:
             self.folded.version = stored[-1].seq
         self.committed = True
+        if table_status in ENDED:
+            for hook in self._tables.ended_hooks:  # the rating projection (issue 31)
+                await hook(self.table_id)
         return stored
 
 
@@ -179,6 +184,8 @@ class Tables:
 
     def __init__(self, store: EventStore, *, cache_size: int = 4096) -> None:
         self.store = store
+        #: called with a table's id once its end (finished, abandoned) is committed
+        self.ended_hooks: list[Callable[[str], Awaitable[object]]] = []
         self._cache_size = cache_size
         self._states: OrderedDict[str, Folded] = OrderedDict()
         # Seats never change once a table is playing, so its row is cached then;

@@ -124,6 +124,13 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.SignInRequest.password": 256,
     "parlour.v1.SignInRequest.device_secret": 128,
     "parlour.v1.RevokeSessionRequest.session_id": ID,
+    # a home for players (issue 31)
+    "parlour.v1.ListMyGamesRequest.page_token": 200,
+    "parlour.v1.GetLeaderboardRequest.game": GAME,
+    "parlour.v1.GetLeaderboardRequest.page_token": 200,
+    "parlour.v1.GetTableRatingsRequest.table_id": ID,
+    "parlour.v1.PlayAgainRequest.table_id": ID,
+    "parlour.v1.GetRematchRequest.table_id": ID,
 }
 
 #: Call-metadata keys the service reads -> the longest value it accepts (tokens are 43 characters).

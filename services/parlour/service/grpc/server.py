@@ -19,6 +19,7 @@ from parlour.service.app.bots import BotTurns
 from parlour.service.app.parlour import Parlour
 from parlour.service.grpc import limits, rates
 from parlour.service.grpc.accounts import AccountServicer
+from parlour.service.grpc.home import HomeServicer
 from parlour.service.grpc.observe import ObservingInterceptor
 from parlour.service.grpc.reflection import enable_reflection
 from parlour.service.grpc.servicers import (
@@ -35,6 +36,8 @@ from parlour.v1 import (
     bots_pb2_grpc,
     catalogue_pb2,
     catalogue_pb2_grpc,
+    home_pb2,
+    home_pb2_grpc,
     lobby_pb2,
     lobby_pb2_grpc,
     play_pb2,
@@ -134,6 +137,11 @@ async def build_server(
             accounts_pb2_grpc.add_AccountServiceServicer_to_server,
             AccountServicer(app.accounts, app.store.accounts),
             _service_name(accounts_pb2, "AccountService"),
+        ),
+        (
+            home_pb2_grpc.add_HomeServiceServicer_to_server,
+            HomeServicer(app),
+            _service_name(home_pb2, "HomeService"),
         ),
     ]
     for register, servicer, _ in services:

@@ -25,6 +25,7 @@ from typing import Any
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.accounts_memory import AccountMemory, MemoryAccounts
+from parlour.service.store.home_memory import HomeMemory, MemoryHome
 from parlour.service.store.protocol import (
     AppendRefused,
     EventStore,
@@ -77,6 +78,7 @@ class _Memory:
     turns: dict[str, dict[int, _TurnRecord]] = field(default_factory=dict)
     leases: dict[tuple[str, int], Lease] = field(default_factory=dict)
     accounts: AccountMemory = field(default_factory=AccountMemory)
+    home: HomeMemory = field(default_factory=HomeMemory)
 
 
 class MemoryEventStore(EventStore):
@@ -90,6 +92,7 @@ class MemoryEventStore(EventStore):
         self._memory = memory if memory is not None else _Memory()
         held = self._memory
         self.accounts = MemoryAccounts(held.lock, held.accounts, held.tables, held.seats)
+        self.home = MemoryHome(held.lock, held.home, held.tables, held.seats, held.accounts)
 
     def replica(self) -> MemoryEventStore:
         """Another store over the same memory, as a second replica of the process would

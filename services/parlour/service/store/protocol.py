@@ -58,6 +58,16 @@ from parlour.service.store.accounts import (
     NameTaken,
     SessionRow,
 )
+from parlour.service.store.home import (
+    ABANDONED,
+    FINISHED,
+    HistoryRow,
+    HomeStore,
+    RatingRow,
+    ResultRow,
+    subject_of_account,
+    subject_of_bot,
+)
 from parlour.service.store.values import (
     ConcurrencyConflict,
     DuplicateRequest,
@@ -77,9 +87,11 @@ from parlour.service.store.values import (
 
 # The values and errors are named here too: the other layers import them with the protocol.
 __all__ = [
+    "ABANDONED",
     "CONNECTIONS_ENV",
     "CONNECTION_WAIT_SECONDS",
     "DEFAULT_CONNECTIONS",
+    "FINISHED",
     "NOTIFY_CHANNEL",
     "AccountRow",
     "AccountStore",
@@ -89,11 +101,15 @@ __all__ = [
     "DuplicateRequest",
     "EventStore",
     "HeldSeat",
+    "HistoryRow",
+    "HomeStore",
     "Lease",
     "Listener",
     "NameTaken",
     "NewEvent",
     "PendingAppend",
+    "RatingRow",
+    "ResultRow",
     "SeatRow",
     "SessionRow",
     "StoreError",
@@ -108,6 +124,8 @@ __all__ = [
     "connection_budget",
     "first_activity",
     "stored_events",
+    "subject_of_account",
+    "subject_of_bot",
     "utcnow",
 ]
 
@@ -164,6 +182,8 @@ class EventStore(ABC):
     is_postgres: bool
     #: the accounts, devices and sessions on the same database (``accounts.py``)
     accounts: AccountStore
+    #: history, results and ratings on the same database (``home.py``, issue 31)
+    home: HomeStore
     #: whether each append also sends ``pg_notify`` in its transaction (Postgres only;
     #: the notifier sets it: ``notify.make_notifier``)
     notify_in_transaction: bool = False

@@ -175,3 +175,70 @@ sessions = sa.Table(
     ),
     sa.Index("ix_sessions_account", "account_id"),
 )
+
+# A home for players (issue 31; store/home.py): the rating projection. Derived from the
+# event log (app/ratings.py) and rebuilt from it by `parlour ratings --rebuild`.
+results = sa.Table(
+    "results",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("game", sa.Text(), nullable=False),
+    # 'finished' or 'abandoned'
+    sa.Column("ending", sa.Text(), nullable=False),
+    sa.Column("ended_at", Timestamp, nullable=False),
+    sa.Column("scores", JSONDocument, nullable=False),
+    sa.Column("winners", JSONDocument, nullable=False),
+    # whether the game moved ratings (docs/ratings.md)
+    sa.Column("rated", sa.Boolean(), nullable=False),
+    sa.PrimaryKeyConstraint("table_id", name="pk_results"),
+)
+
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("game", sa.Text(), nullable=False),
+    # 'account:<account id>' or 'bot:<game>:<level>'
+    sa.Column("subject", sa.Text(), nullable=False),
+    # the account (NULL for a bot level): names are read through it
+    sa.Column("account_id", sa.Text(), nullable=True),
+    sa.Column("bot", sa.Boolean(), nullable=False),
+    sa.Column("mu", sa.Float(), nullable=False),
+    sa.Column("sigma", sa.Float(), nullable=False),
+    # mu - 3 sigma: what the leaderboard orders by
+    sa.Column("ordinal", sa.Float(), nullable=False),
+    sa.Column("games", sa.Integer(), nullable=False),
+    sa.PrimaryKeyConstraint("game", "subject", name="pk_ratings"),
+    sa.Index("ix_ratings_board", "game", "bot", "ordinal", "subject"),
+    sa.Index("ix_ratings_game_ordinal", "game", "ordinal", "subject"),
+)
+
+# The account's seats in the order of their tables (newest first): the history's index.
+# Kept by database triggers on ``seats`` (migration 0004), so every writer of a seat keeps
+# it without knowing of it; led by the table id as every key here.
+plays = sa.Table(
+    "plays",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("seat", sa.Integer(), nullable=False),
+    sa.Column("account_id", sa.Text(), nullable=False),
+    # the table's created_at (a table's never changes)
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("table_id", "seat", name="pk_plays"),
+    sa.ForeignKeyConstraint(
+        ["table_id"], ["tables.table_id"], name="fk_plays_table", ondelete="CASCADE"
+    ),
+    sa.Index("ix_plays_account", "account_id", "created_at", "table_id"),
+)
+
+# "Play again" (app/rematch.py): an ended table's rematch, made by the first to ask.
+rematches = sa.Table(
+    "rematches",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("rematch_table_id", sa.Text(), nullable=False),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("table_id", name="pk_rematches"),
+    sa.ForeignKeyConstraint(
+        ["table_id"], ["tables.table_id"], name="fk_rematches_table", ondelete="CASCADE"
+    ),
+)
