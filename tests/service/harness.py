@@ -52,6 +52,7 @@ HAMMER_RATES = Rates(
     watch_per_minute=100_000,
     watch_streams=10_000,
     spectators_per_table=10_000,
+    chat_per_ten_seconds=10_000,
 )
 
 

@@ -143,6 +143,7 @@ _KNOB_HELP = {
     "watch_per_minute": "Watch calls started a minute per caller",
     "watch_streams": "Watch streams one caller holds open at once",
     "spectators_per_table": "spectator Watch streams on one table at once",
+    "chat_per_ten_seconds": "chat lines (Say) in 10 seconds per seat of a table",
 }
 
 

@@ -5,8 +5,8 @@ the block one subscriber holds; behind a trusted proxy such as the gateway, the
 address the proxy names in ``x-parlour-client-address``) and, when it has a
 session, by that session (:func:`caller_account`). :class:`RatesInterceptor`
 holds each key to the rates of :class:`Rates` on HostTable, JoinTable, Act,
-GetView and Watch (moving windows from the ``limits`` library: a burst of N,
-then N per period, like a token bucket of N refilled over the period) and caps
+GetView and Watch, and each seat of a table to its chat rate on Say (moving
+windows from the ``limits`` library: a burst of N, then N per period, like a token bucket of N refilled over the period) and caps
 the Watch streams one caller holds open and the spectators watching one table. A
 call past one is RESOURCE_EXHAUSTED with the wait in the trailing metadata key
 ``retry-after`` (seconds, a decimal string). A call with the right worker token
@@ -65,6 +65,8 @@ class Rates:
     watch_streams: int = 16
     #: spectator Watch streams on one table at once (from every caller together)
     spectators_per_table: int = 32
+    #: chat lines (PlayService.Say) in 10 seconds per seat of a table (issue 32)
+    chat_per_ten_seconds: int = 5
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,9 @@ _RATED: dict[str, tuple[str, bool]] = {
     "/parlour.v1.PlayService/Watch": ("watch_per_minute", False),
 }
 _WATCH = "/parlour.v1.PlayService/Watch"
+#: chat is held per seat of a table (the key a seat's lines are counted by), over 10 s
+_SAY = "/parlour.v1.PlayService/Say"
+_SAY_PERIOD_SECONDS = 10
 
 
 class RatesInterceptor(WrappingInterceptor):
@@ -186,8 +191,13 @@ class RatesInterceptor(WrappingInterceptor):
             amount = getattr(rates, name)
             if amount > 0:
                 kind = RateLimitItemPerSecond if per_second else RateLimitItemPerMinute
-                per = "second" if per_second else "minute"
+                per = "a second" if per_second else "a minute"
                 self._items[method] = (kind(amount, 1, namespace=name), per)
+        if rates.chat_per_ten_seconds > 0:
+            chat = RateLimitItemPerSecond(
+                rates.chat_per_ten_seconds, _SAY_PERIOD_SECONDS, namespace="chat_per_ten_seconds"
+            )
+            self._items[_SAY] = (chat, f"in {_SAY_PERIOD_SECONDS} seconds")
         #: caller key -> Watch streams it holds open here
         self.streams: Counter[str] = Counter()
         #: table id -> spectator streams open on it here
@@ -231,7 +241,7 @@ class RatesInterceptor(WrappingInterceptor):
                 wait = max(stats.reset_time - time.time(), 0.001)
                 what = method.rsplit("/", 1)[-1]
                 raise Refusal(
-                    f"too many {what} calls: at most {item.amount} a {per} per "
+                    f"too many {what} calls: at most {item.amount} {per} per "
                     f"{key.split(' ', 1)[0]}; retry in {wait:.1f} s",
                     wait,
                 )
@@ -267,7 +277,7 @@ class RatesInterceptor(WrappingInterceptor):
     # -- wrapping the handlers ----------------------------------------------------------
 
     def wrap(self, handler: Handler, method: str) -> Handler:
-        if method not in _RATED:
+        if method not in _RATED and method != _SAY:
             return handler
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
@@ -287,7 +297,10 @@ class RatesInterceptor(WrappingInterceptor):
         async def rated(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             if not self.is_worker(context):
                 try:
-                    await self.check_rate(method, await self.caller_keys(context))
+                    keys = (
+                        _seat_keys(request) if method == _SAY else await self.caller_keys(context)
+                    )
+                    await self.check_rate(method, keys)
                 except Refusal as refused:
                     await _abort(context, refused)
             return await behaviour(request, context)
@@ -324,6 +337,11 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], refused: Refusal) 
     code, wait = grpc.StatusCode.RESOURCE_EXHAUSTED, f"{refused.wait:.3f}"
     said = details(code, refused.message, "RATE_LIMITED", {"wait_seconds": wait})
     await context.abort(code, refused.message, trailing_metadata=((RETRY_AFTER_KEY, wait), *said))
+
+
+def _seat_keys(request: Any) -> list[str]:
+    """The key a chat line is counted by: its table's seat (whoever sends it)."""
+    return [f"seat {getattr(request, 'table_id', '')}/{getattr(request, 'seat', 0)}"]
 
 
 def _spectated_table(request: Any) -> str | None:
