@@ -6,7 +6,8 @@ address the proxy names in ``x-parlour-client-address``) and, when it has a
 session, by that session (:func:`caller_account`). :class:`RatesInterceptor`
 holds each key to the rates of :class:`Rates` on HostTable, JoinTable, Act,
 GetView and Watch, and each seat of a table to its chat rate on Say (moving
-windows from the ``limits`` library: a burst of N, then N per period, like a token bucket of N refilled over the period) and caps
+windows from the ``limits`` library: a burst of N, then N per period, like a
+token bucket of N refilled over the period) and caps
 the Watch streams one caller holds open and the spectators watching one table. A
 call past one is RESOURCE_EXHAUSTED with the wait in the trailing metadata key
 ``retry-after`` (seconds, a decimal string). A call with the right worker token
