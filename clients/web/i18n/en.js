@@ -289,4 +289,15 @@ export default {
   "account.password": "Password",
   "account.claim_button": "Claim",
   "account.cancel": "Cancel",
+  // -- table chat (issue 32)
+  "chat.title": "Table chat",
+  "chat.label": "Message to the table",
+  "chat.placeholder": "Say something to the table",
+  "chat.send": "Send",
+  "chat.empty": "No messages yet.",
+  "chat.off": "The chat is off.",
+  "chat.not_yet": "The chat opens when the game starts.",
+  "chat.spectator": "You are watching: you can read the chat, only the players write.",
+  "chat.switch_off": "Switch the chat off",
+  "chat.switch_on": "Switch the chat on",
 };

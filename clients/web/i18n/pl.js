@@ -293,6 +293,17 @@ export default {
   "account.password": "Hasło",
   "account.claim_button": "Zajmij",
   "account.cancel": "Anuluj",
+  // -- czat przy stole (issue 32)
+  "chat.title": "Czat przy stole",
+  "chat.label": "Wiadomość do stołu",
+  "chat.placeholder": "Napisz coś do stołu",
+  "chat.send": "Wyślij",
+  "chat.empty": "Jeszcze nikt nic nie napisał.",
+  "chat.off": "Czat jest wyłączony.",
+  "chat.not_yet": "Czat otworzy się, gdy gra się zacznie.",
+  "chat.spectator": "Oglądasz: możesz czytać czat, piszą tylko gracze.",
+  "chat.switch_off": "Wyłącz czat",
+  "chat.switch_on": "Włącz czat",
 };
 
 /** Texts the server's catalogue sends in English: game names, summaries, end rules, options. */
@@ -331,4 +342,9 @@ export const serverText = {
   "option.away_bot_level.about": "Gracz komputerowy, który gra za osobę, której skończył się czas.",
   "value.all": "wszystkie",
   "value.standard": "standardowo",
+  // -- table chat (issue 32): the option's words
+  "option.chat": "Czat przy stole",
+  "option.chat.about": "Czy gracze mogą pisać na czacie przy stole (gospodarz może go wyłączyć w trakcie gry).",
+  "value.on": "tak",
+  "value.off": "nie",
 };
