@@ -27,6 +27,7 @@ from parlour.words import card_name, cards_text, phrase, say
 
 from . import render
 from .cards import action_text, card_text
+from .chat import ChatLine, chat_text
 from .dialogs import InfoScreen, NameSuitScreen, event_log_text
 from .endgame import GameOverScreen
 from .moves import (
@@ -79,6 +80,8 @@ class TableScreen(Screen[None]):
         Binding("enter", "choose", "Play/choose"),
         Binding("l", "last_trick", "Last trick"),
         Binding("e", "event_log", "Events"),
+        Binding("t", "talk", "Chat"),
+        Binding("T", "switch_chat", "Chat on/off", show=False),
         Binding("escape", "leave", "Lobby"),
         Binding("b", "come_back", "I'm back", show=False),
         *(Binding(str(n), f"digit('{n}')", show=False) for n in range(10)),
@@ -127,6 +130,8 @@ class TableScreen(Screen[None]):
         yield Static(id="hand")
         yield Static(id="actions")
         yield Static(id="message")
+        yield Static(id="chat", classes="panel")
+        yield ChatLine(id="chat-input")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -134,18 +139,22 @@ class TableScreen(Screen[None]):
         self.title_panels()
 
     def title_panels(self) -> None:
-        """The panels' titles in the client's language."""
+        """The panels' titles in the client's language; then the table, followed."""
+        self._titles()
+        self._fit_to_size()
+        self.refresh_all()
+        self.follow()
+
+    def _titles(self) -> None:
         for panel, key in (
             ("#seats", "panel.seats"),
             ("#facts", "panel.table"),
             ("#scores", "panel.scores"),
             ("#log", "panel.log"),
             ("#hand", "panel.hand"),
+            ("#chat", "panel.chat"),
         ):
             self.query_one(panel).border_title = t(key)
-        self._fit_to_size()
-        self.refresh_all()
-        self.follow()
 
     def on_resize(self) -> None:
         self._fit_to_size()
@@ -402,6 +411,18 @@ class TableScreen(Screen[None]):
             hand = render.hand_line(cards, playable, self.cursor, my_turn=choosing_card)
         hand_panel.update(hand if cards else Text(t("no_cards"), "dim"))
         self.query_one("#actions", Static).update(self._actions_text(view, my_turn))
+        self._draw_chat(view)
+
+    def _draw_chat(self, view: play_pb2.View) -> None:
+        """The chat's latest lines: two in a small terminal, more in a roomy one; the
+        panel shows once there is something to read or a line is being typed."""
+        talking = self.has_class("talking")
+        last = 6 if self.has_class("roomy") else 2
+        lines = chat_text(view, last)
+        self.set_class(bool(lines.plain) or talking, "has-chat")
+        self.query_one("#chat", Static).update(lines)
+        line = self.query_one("#chat-input", ChatLine)
+        line.placeholder = t("chat.placeholder")
 
     def _trick_text(self, view: play_pb2.View) -> Text:
         if self.held is not None:
@@ -584,6 +605,57 @@ class TableScreen(Screen[None]):
     def action_leave(self) -> None:
         self.app.pop_screen()
 
+    # -- the chat ----------------------------------------------------------------------------
+
+    def action_talk(self) -> None:
+        """Open the chat's line (a seat only: spectators read)."""
+        view = self.view
+        if view is None or not view.HasField("seat"):
+            return
+        if not view.chat_enabled:
+            self.show_message(Text(t("chat.off"), style="yellow"))
+            return
+        self.add_class("talking")
+        self._draw_chat(view)
+        self.query_one("#chat-input", ChatLine).open()
+
+    def action_close_chat(self) -> None:
+        self.remove_class("talking")
+        self.query_one("#chat-input", ChatLine).close()
+        if self.view is not None:
+            self._draw_chat(self.view)
+
+    def on_input_submitted(self, submitted: ChatLine.Submitted) -> None:
+        text = submitted.value.strip()
+        submitted.input.value = ""
+        if text:
+            self.say_line(text)
+
+    @work(group="chat")
+    async def say_line(self, text: str) -> None:
+        try:
+            await session(self).client.say(
+                self.seat.table_id, self.seat.seat, self.seat.token, text
+            )
+        except ParlourError as error:
+            self.show_refusal(error)
+
+    @work(group="chat")
+    async def action_switch_chat(self) -> None:
+        """The host switches the table's chat on or off (a seat the host took)."""
+        view = self.view
+        if view is None or not self.seat.host_token:
+            return
+        try:
+            await session(self).client.set_chat(
+                self.seat.table_id, self.seat.host_token, not view.chat_enabled
+            )
+        except ParlourError as error:
+            self.show_refusal(error)
+            return
+        on = not view.chat_enabled
+        self.show_message(Text(t("chat.switched_on" if on else "chat.off"), style="green"))
+
     # -- talking to the server ---------------------------------------------------------------
 
     @work(exclusive=True, group="act")
@@ -656,6 +728,7 @@ class TableScreen(Screen[None]):
     async def say_again(self) -> None:
         """After a language switch: this screen's words, and the view again for the
         server's (its labels in the new language)."""
+        self._titles()
         self.refresh_all()
         client = session(self).client
         try:
