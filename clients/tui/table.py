@@ -30,6 +30,7 @@ from .cards import action_text, card_text
 from .chat import ChatLine, chat_text
 from .dialogs import InfoScreen, NameSuitScreen, event_log_text
 from .endgame import GameOverScreen
+from .keys import speak_keys
 from .moves import (
     bid_action,
     card_actions,
@@ -60,12 +61,12 @@ HOLD_SECONDS = 1.5
 #: Cards passed in Hearts.
 PASS_COUNT = 3
 
-#: Key reminders for the kinds of listed action that have keys.
+#: Key reminders (their words' keys) for the kinds of listed action that have keys.
 KEY_HINTS = {
-    common_pb2.ACTION_KIND_BID: "type a bid",
-    common_pb2.ACTION_KIND_DRAW: "d draw",
-    common_pb2.ACTION_KIND_PASS: "p pass",
-    common_pb2.ACTION_KIND_NAME_TRUMP: "c/d/h/s trump",
+    common_pb2.ACTION_KIND_BID: "hint.bid",
+    common_pb2.ACTION_KIND_DRAW: "hint.draw",
+    common_pb2.ACTION_KIND_PASS: "hint.pass",
+    common_pb2.ACTION_KIND_NAME_TRUMP: "hint.trump",
 }
 
 
@@ -89,6 +90,16 @@ class TableScreen(Screen[None]):
         Binding("backspace", "clear_typed", "Take back", show=False),
         *(Binding(k, f"shortcut('{k}')", show=False) for k in "cdhsp"),
     ]
+    #: each action's footer words (keys.py)
+    KEY_WORDS = {
+        "choose": "key.play",
+        "last_trick": "key.last_trick",
+        "event_log": "key.events",
+        "talk": "key.chat",
+        "switch_chat": "key.chat_switch",
+        "leave": "key.lobby",
+        "come_back": "key.back_seat",
+    }
 
     def __init__(self, seat: SavedSeat) -> None:
         super().__init__()
@@ -140,6 +151,7 @@ class TableScreen(Screen[None]):
 
     def title_panels(self) -> None:
         """The panels' titles in the client's language; then the table, followed."""
+        speak_keys(self)
         self._titles()
         self._fit_to_size()
         self.refresh_all()
@@ -184,8 +196,8 @@ class TableScreen(Screen[None]):
                 raise ParlourError(grpc.StatusCode.UNAVAILABLE, "the stream ended early")
             except ParlourError as error:
                 if error.code not in DROPPED:
-                    self.show_message(Text(f"Cannot follow the table: {error.message}", "red"))
-                    self.connection = Text("not following", style="red")
+                    self.show_message(Text(t("cannot_follow", why=error.message), "red"))
+                    self.connection = Text(t("conn.not_following"), style="red")
                     self.refresh_all()
                     return
                 self.lose_connection(error)
@@ -205,16 +217,14 @@ class TableScreen(Screen[None]):
                 delay = min(delay * 2, 2.0)
                 continue
             self.connection = Text(
-                f"reconnected, resuming after v{self.watched_version}", style="green"
+                t("conn.reconnected", version=self.watched_version), style="green"
             )
             self.refresh_all()
             return
 
     def lose_connection(self, error: ParlourError) -> None:
         self.connection_lost = True
-        self.connection = Text(
-            f"offline since v{self.watched_version}, reconnecting…", style="bold red"
-        )
+        self.connection = Text(t("conn.offline", version=self.watched_version), style="bold red")
         self.refresh_all()
 
     def take_update(self, update: play_pb2.WatchResponse) -> None:
@@ -291,7 +301,8 @@ class TableScreen(Screen[None]):
                     for event in self.events
                     if event.type == "CardsDealt" and event.version < first_new
                 ]
-                self.app.push_screen(HandSummaryScreen(result, me, sealed[-1] if sealed else ""))
+                commitment = sealed[-1] if sealed else ""
+                self.app.push_screen(HandSummaryScreen(result, me, commitment, view))
 
     def _hold(self, trick: play_pb2.Trick) -> None:
         self.held = (trick, time.monotonic() + HOLD_SECONDS)
@@ -428,14 +439,14 @@ class TableScreen(Screen[None]):
         if self.held is not None:
             trick, until = self.held
             if time.monotonic() < until:
-                return render.trick_lines(view, trick, "Trick taken")
+                return render.trick_lines(view, trick, t("trick.title_taken"))
             self.held = None
         if view.HasField("current_trick"):
-            return render.trick_lines(view, view.current_trick, "Trick")
+            return render.trick_lines(view, view.current_trick, t("trick.title"))
         if view.top_card:
             return Text(t("discard_pile")).append_text(card_text(view.top_card))
         if view.HasField("last_trick"):
-            return render.trick_lines(view, view.last_trick, "Last trick")
+            return render.trick_lines(view, view.last_trick, t("trick.title_last"))
         return Text(t("no_trick"), style="dim")
 
     def _menu(self) -> list[common_pb2.LegalAction]:
@@ -463,17 +474,17 @@ class TableScreen(Screen[None]):
             if len(self.to_pass) + len(view.passed_cards) < PASS_COUNT:
                 hints.append(t("hint.pick"))
             else:
-                hints.append("Enter pass these cards")
+                hints.append(t("hint.pass_these"))
             if self.to_pass:
-                hints.append("Backspace take the last one back")
+                hints.append(t("hint.take_back"))
         elif my_turn and playable:
             hints.append(t("hint.play"))
         if menu and not playable:
-            hints.append("↑↓ choose, Enter")
+            hints.append(t("hint.choose"))
         kinds = {entry.action.kind for entry in menu}
-        hints += [hint for kind, hint in KEY_HINTS.items() if kind in kinds]
+        hints += [t(hint) for kind, hint in KEY_HINTS.items() if kind in kinds]
         if self.typed:
-            text.append(f"  typed: {self.typed}", style="bold yellow")
+            text.append(t("hint.typed", typed=self.typed), style="bold yellow")
         hint = " · ".join(hints)
         if hint:
             text.append(("\n" if text else "") + hint, style="dim")
@@ -595,12 +606,15 @@ class TableScreen(Screen[None]):
             self.show_message(Text(t("no_last_trick"), style="dim"))
             return
         self.app.push_screen(
-            InfoScreen("Last trick", render.trick_lines(view, view.last_trick, "Last trick"))
+            InfoScreen(
+                t("trick.title_last"),
+                render.trick_lines(view, view.last_trick, t("trick.title_last")),
+            )
         )
 
     def action_event_log(self) -> None:
         # the newest first, so the log opens where the game is
-        self.app.push_screen(InfoScreen("What happened", event_log_text(self.told[::-1])))
+        self.app.push_screen(InfoScreen(t("panel.log"), event_log_text(self.told[::-1])))
 
     def action_leave(self) -> None:
         self.app.pop_screen()
@@ -728,6 +742,7 @@ class TableScreen(Screen[None]):
     async def say_again(self) -> None:
         """After a language switch: this screen's words, and the view again for the
         server's (its labels in the new language)."""
+        speak_keys(self)
         self._titles()
         self.refresh_all()
         client = session(self).client

@@ -343,7 +343,7 @@ export const serverText = {
   "value.all": "wszystkie",
   "value.standard": "standardowo",
   // -- table chat (issue 32): the option's words
-  "option.chat": "Czat przy stole",
+  "option.chat": "Czat",
   "option.chat.about": "Czy gracze mogą pisać na czacie przy stole (gospodarz może go wyłączyć w trakcie gry).",
   "value.on": "tak",
   "value.off": "nie",
