@@ -29,12 +29,16 @@ export class ChatPanel {
     this.el.setAttribute("aria-labelledby", `${id}-title`);
     this.title = document.createElement("h2");
     this.title.id = `${id}-title`;
+    // the log region holds the list (a list's own role stays a list, for its items)
+    this.log = document.createElement("div");
+    this.log.className = "chat-log";
+    this.log.setAttribute("role", "log");
+    this.log.setAttribute("aria-live", "polite");
+    this.log.setAttribute("aria-labelledby", `${id}-title`);
+    this.log.tabIndex = 0;  // scrollable: reachable by keyboard
     this.lines = document.createElement("ol");
     this.lines.className = "chat-lines";
-    this.lines.setAttribute("role", "log");
-    this.lines.setAttribute("aria-live", "polite");
-    this.lines.setAttribute("aria-labelledby", `${id}-title`);
-    this.lines.tabIndex = 0;  // scrollable: reachable by keyboard
+    this.log.append(this.lines);
     this.note = document.createElement("p");
     this.note.className = "chat-note";
     this.note.setAttribute("role", "status");
@@ -56,7 +60,7 @@ export class ChatPanel {
     this.toggle.type = "button";
     this.toggle.className = "chat-switch";
     this.toggle.onclick = () => this.switchChat();
-    this.el.append(this.title, this.lines, this.note, this.form);
+    this.el.append(this.title, this.log, this.note, this.form);
     if (held && held.hostToken) this.el.append(this.toggle);
     // keys typed into the line are the line's, not the table's shortcuts
     this.input.addEventListener("keydown", (event) => event.stopPropagation());
@@ -88,7 +92,7 @@ export class ChatPanel {
   draw() {
     const view = this.view;
     const chat = (view && view.chat) || [];
-    const atEnd = this.lines.scrollTop + this.lines.clientHeight >= this.lines.scrollHeight - 4;
+    const atEnd = this.log.scrollTop + this.log.clientHeight >= this.log.scrollHeight - 4;
     this.lines.replaceChildren(...chat.map((line) => {
       const item = document.createElement("li");
       const who = document.createElement("strong");
@@ -104,7 +108,7 @@ export class ChatPanel {
       empty.textContent = t("chat.empty");
       this.lines.append(empty);
     }
-    if (atEnd) this.lines.scrollTop = this.lines.scrollHeight;
+    if (atEnd) this.log.scrollTop = this.log.scrollHeight;
     const seated = Boolean(this.held);
     const open = this.enabled();
     this.form.hidden = !seated;

@@ -5,7 +5,9 @@ Polish on a phone) chat at a Crazy 8s table through the gateway; a line shows
 as text, never as markup; a spectator reads and cannot write; the host
 switches the chat off and the other player's line input closes; the table
 option "chat" offered by the setup screen starts a table with it off.
-Screenshots go to build/screens/web/chat-*.png.
+An axe-core scan of the table with its chat (0 serious or critical
+violations, controls at least 44 px) in both languages. Screenshots go to
+build/screens/web/chat-*.png.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.web.test_browser_issue32 import open_page
+from tests.web.test_browser_screens import Camera, new_page
+from tests.web.test_browser_screens import axe_source as axe_source  # the fixture
 from tests.web.test_browser_table import DESKTOP, PHONE, host
 from tests.web.waiting import wait_until
 
@@ -47,7 +51,7 @@ def test_two_players_chat_a_spectator_reads_and_the_host_switches_it_off(
         page.wait_for_selector(".chat .chat-form input:not([disabled])")
     assert ada.inner_text(".chat h2") == "Table chat"
     assert bo.inner_text(".chat h2") == "Czat przy stole"
-    assert ada.get_attribute(".chat-lines", "role") == "log"
+    assert ada.get_attribute(".chat-log", "role") == "log"
     assert ada.locator("label[for]", has_text="Message to the table").count() == 1
 
     markup = "Hello <b>Bo</b> <img src=x onerror=alert(1)>"
@@ -103,3 +107,24 @@ def test_the_setup_screen_starts_a_table_with_its_chat_off(browser: Any, web_sta
     assert ada.inner_text(".chat-switch") == "Switch the chat on"
     assert ada.errors == []
     ada.context.close()
+
+
+def test_the_chat_panel_passes_axe_and_its_controls_are_big_enough(
+    browser: Any,
+    web_stack: str,
+    axe_source: str,
+) -> None:
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for language in ("en", "pl"):
+        page = new_page(browser, web_stack, language)
+        page.fill("#name", "Ada")
+        page.select_option("#game", "crazy8s")
+        page.click("#host")
+        page.wait_for_selector(".chat .chat-form input:not([disabled])", timeout=20_000)
+        say(page, "Good luck — powodzenia!")
+        page.wait_for_selector(".chat-lines li:not(.muted)")
+        camera = Camera(page, language, axe_source, SCREENS)
+        camera.shoot("chat-axe")  # 1280 and 390 wide, each scanned
+        assert camera.found == {}, camera.found
+        assert page.errors == []
+        page.context.close()
