@@ -13,17 +13,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Footer, OptionList
 
 from parlour.tui.app import ParlourApp
+from parlour.tui.dialogs import InfoScreen, NameSuitScreen
 from parlour.tui.endgame import GameOverScreen
 from parlour.tui.lobby import LobbyScreen
 from parlour.tui.saved import SavedSeat
 from parlour.tui.setup import SetupScreen
 from parlour.tui.speech import use
 from parlour.tui.summary import HandSummaryScreen, describe_hand
-from parlour.v1 import catalogue_pb2, play_pb2
+from parlour.v1 import catalogue_pb2, common_pb2, play_pb2
 from tests.tui.conftest import Service, wait_until
 from tests.tui.helpers import host_through_the_lobby
 from tests.tui.test_hand_results import table_view
@@ -293,3 +295,28 @@ async def test_the_table_footer_and_hints_speak_the_language(
         assert not [words for words in other if words != "Chat" and words in footer], footer
         await pilot.press("f2")  # the other language, at once
         await wait_until(pilot, lambda: other[0] in svg_text(app.export_screenshot()))
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ("Name the suit in force:", "Esc: keep the card", "Esc: close")),
+        ("pl", ("Wybierz kolor do dołożenia:", "Esc: zostaw kartę", "Esc: zamknij")),
+    ],
+)
+async def test_the_small_screens_speak_the_language(
+    service: Service, tmp_path: Path, language: str, words: tuple[str, str, str]
+) -> None:
+    app = app_in(service, tmp_path, language)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        eight = common_pb2.LegalAction(id=1, label="8♣ → ♥")
+        eight.action.text = "play 8C name H"
+        app.push_screen(NameSuitScreen("8C", [eight]))
+        await wait_until(pilot, lambda: isinstance(app.screen, NameSuitScreen))
+        text = await capture(pilot, f"name-suit-{language}")
+        assert words[0] in text and words[1] in text
+        await pilot.press("escape")
+        app.push_screen(InfoScreen("Info", Text("…")))
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        assert words[2] in await capture(pilot, f"info-{language}")
