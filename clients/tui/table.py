@@ -247,7 +247,11 @@ class TableScreen(Screen[None]):
         self.show_view(update.version, update.view)
 
     def seat_name_of(self, seat: int) -> str:
-        return render.seat_name(self.view, seat) if self.view is not None else f"Seat {seat + 1}"
+        return (
+            render.seat_name(self.view, seat)
+            if self.view is not None
+            else phrase("seat.name", None, number=seat + 1)
+        )
 
     def player_name_of(self, seat: int) -> str:
         """A seat by its player's name, this client's own too (the subject of a sentence)."""
