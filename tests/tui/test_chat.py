@@ -15,6 +15,7 @@ from parlour.tui.chat import ChatLine
 from parlour.tui.speech import use
 from tests.tui.conftest import Service, wait_until
 from tests.tui.helpers import fill_seats, host_through_the_lobby
+from tests.tui.test_screens_language import svg_text
 
 SCREENS = Path(__file__).resolve().parents[2] / "build" / "screens" / "tui"
 
@@ -22,8 +23,9 @@ SCREENS = Path(__file__).resolve().parents[2] / "build" / "screens" / "tui"
 async def capture(pilot: Pilot[None], name: str) -> str:
     """Save an SVG of the screen under build/screens/tui; the screen's text."""
     SCREENS.mkdir(parents=True, exist_ok=True)
-    pilot.app.save_screenshot(f"{name}.svg", str(SCREENS))
-    return str(pilot.app.export_screenshot())
+    svg = pilot.app.export_screenshot()
+    (SCREENS / f"{name}.svg").write_text(svg, encoding="utf-8")
+    return svg_text(svg)
 
 
 def chat_shown(table: object) -> str:
@@ -55,6 +57,12 @@ async def test_a_seat_chats_reads_the_others_and_the_host_switches_it_off(
         shown = chat_shown(table)
         assert "[bold]hi[/bold] from Player 1" in shown  # text, never markup
         await capture(pilot, "chat-en-100x30")
+        await pilot.resize_terminal(80, 24)  # the smallest terminal still shows hand and chat
+        await pilot.pause(0.2)
+        small = await capture(pilot, "chat-en-80x24")
+        assert "Your hand" in small and "[bold]hi[/bold]" in small, small
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause(0.1)
         await pilot.press("escape")
         assert not line.has_focus and not table.has_class("talking")
         assert app.screen is table  # Escape left the line, not the table
