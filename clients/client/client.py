@@ -584,6 +584,28 @@ class ParlourClient:
             idempotent=True,
         )
 
+    async def say(
+        self, table_id: str, seat: int, seat_token: str | None, text: str
+    ) -> play_pb2.SayResponse:
+        """Say a line in the table's chat for ``seat`` (public at the table). Not
+        retried: a line said twice would show twice."""
+        request = play_pb2.SayRequest(table_id=table_id, seat=seat, text=text)
+        metadata = self._seat_metadata(seat, seat_token)
+        return await self._call(
+            lambda s: s.play.Say(request, metadata=metadata, timeout=self.timeout),
+            idempotent=False,
+        )
+
+    async def set_chat(self, table_id: str, host_token: str, on: bool) -> play_pb2.SetChatResponse:
+        """The host switches the table's chat on or off (safe to retry)."""
+        request = play_pb2.SetChatRequest(table_id=table_id, on=on)
+        return await self._call(
+            lambda s: s.play.SetChat(
+                request, metadata=tokens(host_token=host_token), timeout=self.timeout
+            ),
+            idempotent=True,
+        )
+
     async def watch(
         self,
         table_id: str,
@@ -697,6 +719,9 @@ class Seat:
 
     def watch(self, from_version: int = 0) -> AsyncGenerator[play_pb2.WatchResponse, None]:
         return self.client.watch(self.table_id, self.seat, self.token, from_version)
+
+    async def say(self, text: str) -> play_pb2.SayResponse:
+        return await self.client.say(self.table_id, self.seat, self.token, text)
 
     async def return_to_seat(self) -> play_pb2.ReturnToSeatResponse:
         if self.token is None:

@@ -16,6 +16,7 @@ from parlour.v1 import common_pb2
 
 from .cards import action_text
 from .moves import named_suit_choice
+from .speech import t
 
 
 class NameSuitScreen(ModalScreen[common_pb2.LegalAction | None]):
@@ -35,12 +36,12 @@ class NameSuitScreen(ModalScreen[common_pb2.LegalAction | None]):
         self.choices = list(choices)
 
     def compose(self) -> ComposeResult:
-        lines = Text("Name the suit in force:\n", style="bold")
+        lines = Text(t("dialog.name_suit") + "\n", style="bold")
         for entry in self.choices:
             letter = entry.action.text.split()[-1].lower()
             lines.append(f"\n  {letter}  ", style="bold yellow")
             lines.append(entry.label or entry.action.text)
-        lines.append("\n\nEsc: keep the card", style="dim")
+        lines.append("\n\n" + t("dialog.keep_card"), style="dim")
         with Vertical(classes="dialog"):
             yield Static(lines)
 
@@ -71,7 +72,7 @@ class InfoScreen(ModalScreen[None]):
         with VerticalScroll(classes="dialog") as box:
             box.border_title = self.title_text
             yield Static(self.body, id="info-body")
-            yield Static(Text("Esc: close", style="dim"))
+            yield Static(Text(t("dialog.close"), style="dim"))
 
     def action_close(self) -> None:
         self.dismiss(None)

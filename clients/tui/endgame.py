@@ -21,8 +21,10 @@ from parlour.words import say
 
 from . import render
 from .dialogs import InfoScreen, event_log_text
+from .keys import speak_keys
 from .saved import SavedSeat
 from .session import session
+from .speech import t
 from .summary import describe_hand, end_words, join_names, player_name, summary_body
 
 
@@ -31,15 +33,35 @@ def replay_command(table_id: str) -> str:
     return f"parlour replay {table_id}"
 
 
+#: the client library's checks (DealReport.checks, its English) -> their words' keys
+CHECK_WORDS = {
+    "each deck and salt hash to the commitment published before the deal was played": (
+        "deal.check_hash"
+    ),
+    "each deck holds every card once": "deal.check_once",
+    "each commitment is the one announced to this client during play": "deal.check_announced",
+    "the server's seed matches the commitment published when the table was hosted": (
+        "deal.check_seed"
+    ),
+    "each deck is the documented shuffle of the seed and the players' contributions": (
+        "deal.check_shuffle"
+    ),
+    "your own contribution went into every shuffle": "deal.check_yours",
+}
+
+
 def deal_check_text(report: DealReport) -> Text:
-    """The deal check's outcome and what was checked."""
+    """The deal check's outcome and what was checked, in the client's language (a
+    failure's detail is the client library's own sentence)."""
+    if report.failure:
+        return Text(t("deal.failed", why=report.failure), style="bold red")
     if not report.ok:
-        return Text(f"✗ {report.headline()}", style="bold red")
-    seeds = " (from the server's seed and the players' contributions)" if report.entropy else ""
-    count = "The deal was" if report.verified == 1 else f"All {report.verified} deals were"
-    text = Text(f"✓ {count} verified{seeds}:", style="bold green")
+        return Text(t("deal.none"), style="bold red")
+    key = "over.verified_seeds" if report.entropy else "over.verified"
+    text = Text(t(key, count=report.verified), style="bold green")
     for line in report.checks:
-        text.append(f"\n  • {line}", style="green")
+        said = t(CHECK_WORDS[line]) if line in CHECK_WORDS else line
+        text.append(f"\n  • {said}", style="green")
     return text
 
 
@@ -50,7 +72,11 @@ class GameOverScreen(ModalScreen[None]):
         Binding("r", "replay", "Event log"),
         Binding("escape", "lobby", "Lobby"),
         Binding("enter", "lobby", "Lobby", show=False),
+        # the app's language switch, here too: a modal screen keeps its keys to itself
+        Binding("f2", "app.switch_language", show=False),
     ]
+    #: each action's footer words (keys.py)
+    KEY_WORDS = {"replay": "key.event_log", "lobby": "key.lobby"}
 
     def __init__(
         self, seat: SavedSeat, view: play_pb2.View, events: Sequence[play_pb2.PublicEvent]
@@ -64,31 +90,43 @@ class GameOverScreen(ModalScreen[None]):
         view = self.final_view
         me = view.seat if view.HasField("seat") else -1
         winners = [player_name(view, seat) for seat in view.winners if seat != me]
-        if me in view.winners:
-            won = f"{join_names(['You', *winners])} win!"
+        if me in view.winners and winners:
+            won = t("over.you_win_with", names=join_names([t("over.you"), *winners]))
+        elif me in view.winners:
+            won = t("over.you_win")
+        elif winners:
+            won = t("over.wins", names=join_names(winners), count=len(winners))
         else:
-            won = f"{join_names(winners)} {'win' if len(winners) > 1 else 'wins'}!"
+            won = t("over.nobody_wins")
         headline = Text(won, style="bold green")
         reason = Text(end_words(view), style="bold")
         parts: list[RenderableType] = [headline, reason, Text("")]
         if view.HasField("last_hand"):  # the final hand, which had no summary of its own
             final = describe_hand(view, view.last_hand)
             parts += [
-                Text(f"The last hand, hand {final.hand}:", style="bold #9090c0"),
+                Text(t("over.last_hand", number=final.hand), style="bold #9090c0"),
                 summary_body(final, me if me >= 0 else None),
                 Text(""),
             ]
-        parts += [Text("Final scores", style="bold #9090c0"), render.scores_table(view, width=70)]
-        offer = Text("\nReplay it on the server's machine: ", style="dim")
+        final_scores = Text(t("over.final_scores"), style="bold #9090c0")
+        parts += [final_scores, render.scores_table(view, width=70)]
+        offer = Text("\n" + t("over.replay_it"), style="dim")
         offer.append(replay_command(self.seat.table_id), style="bold cyan")
-        offer.append("\nr: the event log here · Esc: back to the lobby", style="dim")
+        offer.append("\n" + t("over.keys"), style="dim")
         with VerticalScroll(classes="dialog", id="game-over") as box:
-            box.border_title = "The end"
+            box.border_title = t("over.title")
             yield Static(Group(*parts, offer), id="game-over-body")
-            yield Static(Text("Checking the deals…", style="dim"), id="deal-check")
+            yield Static(Text(t("over.checking"), style="dim"), id="deal-check")
 
     def on_mount(self) -> None:
+        speak_keys(self)
         self.check_deals()
+
+    def say_again(self) -> None:
+        """After a language switch (F2): this screen's words again."""
+        speak_keys(self)
+        self.refresh(recompose=True)
+        self.call_after_refresh(self.check_deals)
 
     @work(exclusive=True, group="deals")
     async def check_deals(self) -> None:
@@ -100,7 +138,7 @@ class GameOverScreen(ModalScreen[None]):
         try:
             replay = await fetch(self.seat.table_id)
         except ParlourError as error:
-            report = DealReport(failure=f"the replay could not be read ({error.message})")
+            report = DealReport(failure=t("deal.unreadable", why=error.message))
         else:
             announced = {
                 number: event.deal_commitment
@@ -126,8 +164,8 @@ class GameOverScreen(ModalScreen[None]):
                 replay = await fetch(self.seat.table_id)
                 lines = [(event.seq, event.text) for event in replay.events]
             except ParlourError as error:
-                self.notify(f"Replay unavailable: {error.message}", severity="warning")
+                self.notify(t("over.replay_unavailable", why=error.message), severity="warning")
         # in words, seats by name, the newest first (where the game ended)
         name = partial(render.seat_name, self.final_view)
         said = [(version, say(text, name)) for version, text in reversed(lines)]
-        self.app.push_screen(InfoScreen("Event log", event_log_text(said)))
+        self.app.push_screen(InfoScreen(t("over.event_log"), event_log_text(said)))

@@ -2,13 +2,16 @@
 
 Every control comes from the game's ``OptionSpec`` list: a BOOL option is a
 switch, an INT or CHOICE option a select of its allowed values with the
-default preselected. A game that gains a toggle needs no change here.
+default preselected. A game that gains a toggle needs no change here. Its
+words are the phrasebook's (``tui.setup.*``; an option's description from
+``tui.about.*`` where the catalogue has one, else the server's sentence).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,7 +21,9 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from parlour.v1 import catalogue_pb2
 from parlour.words import option_label, option_value
+from parlour.words.catalogue import has
 
+from .keys import speak_keys
 from .speech import t
 
 PERSON = "person"
@@ -45,6 +50,16 @@ def default_seat_count(game: catalogue_pb2.GameInfo) -> int:
     return 4 if game.min_seats <= 4 <= game.max_seats else game.min_seats
 
 
+def option_description(game: str, spec: catalogue_pb2.OptionSpec) -> str:
+    """An option's description in the client's language: the game's own words for it
+    (``tui.about.<game>.<option>``), the shared ones (``tui.about.<option>``), else the
+    server's sentence (an option this client has no words for yet)."""
+    for key in (f"tui.about.{game}.{spec.name}", f"tui.about.{spec.name}"):
+        if has(key):
+            return t(key.removeprefix("tui."))
+    return spec.description
+
+
 def option_control(spec: catalogue_pb2.OptionSpec) -> Switch | Select[str]:
     """The control for one option: a switch for a BOOL, a select of allowed values otherwise."""
     control_id = f"option-{spec.name}"
@@ -61,6 +76,8 @@ class SetupScreen(Screen[TableSetup | None]):
         Binding("escape", "cancel", "Back"),
         Binding("ctrl+s", "host", "Host table"),
     ]
+    #: each action's footer words (keys.py)
+    KEY_WORDS = {"cancel": "key.back", "host": "key.host"}
 
     def __init__(self, game: catalogue_pb2.GameInfo, player_name: str = "") -> None:
         super().__init__()
@@ -71,14 +88,17 @@ class SetupScreen(Screen[TableSetup | None]):
     def compose(self) -> ComposeResult:
         game = self.game
         with VerticalScroll(id="setup"):
-            yield Static(f"Host a table of [b]{game.name}[/b]", classes="title")
+            yield Static(Text(t("setup.title", game=game.name)), classes="title")
             with Horizontal(classes="field"):
-                yield Label("Your name", classes="field-label")
+                yield Label(t("setup.your_name"), classes="field-label")
                 yield Input(
-                    value=self.player_name, placeholder="your name", id="player-name", compact=True
+                    value=self.player_name,
+                    placeholder=t("setup.name_placeholder"),
+                    id="player-name",
+                    compact=True,
                 )
             with Horizontal(classes="field"):
-                yield Label("Seats", classes="field-label")
+                yield Label(t("setup.seats"), classes="field-label")
                 counts = [(str(n), n) for n in range(game.min_seats, game.max_seats + 1)]
                 yield Select(
                     counts,
@@ -91,22 +111,26 @@ class SetupScreen(Screen[TableSetup | None]):
                 for seat in range(game.max_seats):
                     yield self._seat_row(seat)
             if game.options:
-                yield Static("Options", classes="subtitle")
+                yield Static(t("setup.options"), classes="subtitle")
             for spec in game.options:
                 with Horizontal(classes="field option"):
                     yield Label(option_label(spec.name), classes="field-label")
                     yield option_control(spec)
-                    yield Static(spec.description, classes="option-description")
+                    description = Text(option_description(game.id, spec))
+                    yield Static(description, classes="option-description")
             with Horizontal(classes="buttons"):
-                yield Button("Host table", variant="primary", id="host", compact=True)
-                yield Button("Back", id="cancel", compact=True)
+                yield Button(t("setup.host"), variant="primary", id="host", compact=True)
+                yield Button(t("setup.back"), id="cancel", compact=True)
         yield Footer()
 
     def _seat_row(self, seat: int) -> Horizontal:
         if seat == 0:
-            control: Static | Select[str] = Static("you (the host)", classes="seat-you")
+            control: Static | Select[str] = Static(t("setup.you_host"), classes="seat-you")
         else:
-            choices = [(PERSON, PERSON)] + [(f"computer: {level}", level) for level in self.levels]
+            computers = [
+                (t("setup.computer", level=option_value(level)), level) for level in self.levels
+            ]
+            choices = [(t("setup.person"), PERSON), *computers]
             preferred = "normal" if "normal" in self.levels else (self.levels or (PERSON,))[-1]
             control = Select(
                 choices, value=preferred, allow_blank=False, id=f"seat-{seat}", compact=True
@@ -119,6 +143,7 @@ class SetupScreen(Screen[TableSetup | None]):
         )
 
     def on_mount(self) -> None:
+        speak_keys(self)
         self._show_seat_rows(default_seat_count(self.game))
         self.query_one("#player-name", Input).focus()
 
@@ -146,7 +171,7 @@ class SetupScreen(Screen[TableSetup | None]):
                 options[spec.name] = "true" if control.value else "false"
             elif isinstance(control, Select):
                 options[spec.name] = str(control.value)
-        name = self.query_one("#player-name", Input).value.strip() or "player"
+        name = self.query_one("#player-name", Input).value.strip() or t("name.default")
         return TableSetup(self.game.id, name, tuple(kinds), options)
 
     def set_option(self, name: str, value: str) -> None:

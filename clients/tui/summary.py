@@ -4,7 +4,8 @@ ONE place that says what a finished hand's result was (the browser's is
 
 It reads the contract's structured result of the last finished hand
 (``View.last_hand``: points, totals and tricks per seat, and the game's own
-facts) and says it by players' names.
+facts) and says it by players' names, in the client's language (every word
+from the phrasebook's ``tui.sum.*``, ``tui.end.*`` entries).
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from parlour.v1 import catalogue_pb2, common_pb2, play_pb2
-from parlour.words import SUIT_WORDS, card_name
+from parlour.words import card_name, phrase, suit_word
+
+from .keys import speak_keys
+from .speech import t
 
 _LEVEL = re.compile(r" \([^)]*\)$")
 _SUIT_LETTER: dict[int, str] = {
@@ -38,14 +42,14 @@ def player_name(view: play_pb2.View, seat: int) -> str:
     """A seat's player by name ("Ada"; a computer player without its level), "Seat 3" if free."""
     if 0 <= seat < len(view.players) and view.players[seat].player_name:
         return _LEVEL.sub("", view.players[seat].player_name)
-    return f"Seat {seat + 1}"
+    return phrase("seat.name", None, number=seat + 1)
 
 
 def join_names(names: Sequence[str]) -> str:
     """ "Ada", "Ada and Bo", "Ada, Bo and Cy"."""
     if len(names) <= 1:
-        return names[0] if names else "nobody"
-    return f"{', '.join(names[:-1])} and {names[-1]}"
+        return names[0] if names else t("nobody")
+    return t("names.and", first=", ".join(names[:-1]), last=names[-1])
 
 
 def side_name(view: play_pb2.View, team: int) -> str:
@@ -53,13 +57,28 @@ def side_name(view: play_pb2.View, team: int) -> str:
     return join_names([player_name(view, s) for s in range(view.seat_count) if s % 2 == team])
 
 
-def suit_word(suit: int) -> str:
-    return SUIT_WORDS.get(_SUIT_LETTER.get(suit, ""), "")
+def suit_words(suit: int) -> str:
+    """A suit's name in the client's language ("" for none)."""
+    return suit_word(_SUIT_LETTER.get(suit, ""))
+
+
+#: a column's id (HandResult.columns) -> its heading's key
+COLUMN_WORDS = {
+    "player": "sum.col.player",
+    "tricks": "sum.col.tricks",
+    "took": "sum.col.took",
+    "bid": "sum.col.bid",
+    "result": "sum.col.result",
+    "cards left": "sum.col.cards_left",
+    "this hand": "sum.col.this_hand",
+    "total": "sum.col.total",
+}
 
 
 @dataclass(frozen=True)
 class HandResult:
-    """A finished hand in words: a table (``columns`` over one row per seat) and sentences."""
+    """A finished hand in words: a table (``columns``, their ids, over one row per seat;
+    ``COLUMN_WORDS`` says their headings) and sentences."""
 
     hand: int
     dealer: str
@@ -83,10 +102,6 @@ def hand_result(before: play_pb2.View, view: play_pb2.View) -> HandResult | None
 
 def _signed(n: int) -> str:
     return f"{n:+d}" if n else "0"
-
-
-def _times(n: int) -> str:
-    return {1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
 Cells = list[tuple[str, list[str]]]  # (column, one cell per seat), shown before the points
@@ -132,21 +147,21 @@ def _wizard(last: play_pb2.HandResult, names: Sequence[str]) -> tuple[Cells, lis
     """Each bid against the tricks taken: made, or missed by how many."""
     bids = [_at(last.wizard.bids, seat) for seat in range(len(names))]
     took = [_at(last.tricks_taken, seat) for seat in range(len(names))]
+    hits = [bid == tricks for bid, tricks in zip(bids, took, strict=True)]
     made = [
-        "made" if bid == tricks else f"missed by {abs(bid - tricks)}"
-        for bid, tricks in zip(bids, took, strict=True)
+        t("sum.made") if hit else t("sum.missed_by", count=abs(bid - tricks))
+        for hit, bid, tricks in zip(hits, bids, took, strict=True)
     ]
-    cells = [("bid", [str(b) for b in bids]), ("took", [str(t) for t in took]), ("result", made)]
-    making = [name for name, m in zip(names, made, strict=True) if m == "made"]
-    missed = [name for name, m in zip(names, made, strict=True) if m != "made"]
+    cells = [("bid", [str(b) for b in bids]), ("took", [str(n) for n in took]), ("result", made)]
+    making = [name for name, hit in zip(names, hits, strict=True) if hit]
+    missed = [name for name, hit in zip(names, hits, strict=True) if not hit]
     lines = []
     if not missed:
-        lines.append("Everyone made their bid")
+        lines.append(t("sum.everyone_made"))
     else:
         if making:
-            their = "their bid" if len(making) == 1 else "their bids"
-            lines.append(f"{join_names(making)} made {their}")
-        lines.append(f"{join_names(missed)} missed")
+            lines.append(t("sum.they_made", names=join_names(making), count=len(making)))
+        lines.append(t("sum.they_missed", names=join_names(missed), count=len(missed)))
     lines.append(_wizard_trump(last.wizard))
     return cells, lines
 
@@ -155,25 +170,23 @@ def _kaiser(view: play_pb2.View, k: play_pb2.KaiserHandResult) -> list[str]:
     """The contract (who bid what, trump or no trump), made or set, and each side's change."""
     side = side_name(view, k.bidding_team)
     taken = _at(k.points_taken, k.bidding_team)
-    trump = "no trump" if k.no_trump else f"with {suit_word(k.trump) or 'no'} trump"
-    bid = f"{player_name(view, k.bidder)} bid {k.bid} {trump}"
-    lines = [
-        f"{bid}: made, {side} took {taken} points"
-        if k.made
-        else f"{bid}: set, {side} took only {taken} points"
-    ]
+    suit = suit_words(k.trump)
+    key = ("sum.kaiser.made" if k.made else "sum.kaiser.set") + ("" if suit else "_nt")
+    bidder = player_name(view, k.bidder)
+    lines = [t(key, bidder=bidder, number=k.bid, suit=suit, side=side, count=taken)]
     for team in (0, 1):
-        lines.append(
-            f"{side_name(view, team)}: {_at(k.points_taken, team)} points in tricks, "
-            f"{_signed(_at(k.score_change, team))} to the score"
-        )
+        change = _signed(_at(k.score_change, team))
+        count = _at(k.points_taken, team)
+        lines.append(t("sum.kaiser.side", side=side_name(view, team), count=count, change=change))
     # who took the two cards that count apart from the tricks
     if k.HasField("five_of_hearts_seat"):
         seat = k.five_of_hearts_seat
-        lines.append(f"{player_name(view, seat)} took the 5♥ (+5 for {side_name(view, seat % 2)})")
+        five = side_name(view, seat % 2)
+        lines.append(t("sum.kaiser.five", name=player_name(view, seat), side=five))
     if k.HasField("three_of_spades_seat"):
         seat = k.three_of_spades_seat
-        lines.append(f"{player_name(view, seat)} took the 3♠ (-3 for {side_name(view, seat % 2)})")
+        three = side_name(view, seat % 2)
+        lines.append(t("sum.kaiser.three", name=player_name(view, seat), side=three))
     lines.append(_us_and_them(view))
     return lines
 
@@ -185,8 +198,9 @@ def _us_and_them(view: play_pb2.View) -> str:
         totals[seat % 2] = score  # partners share their side's total
     if view.HasField("seat"):
         ours = view.seat % 2
-        return f"Game: us {totals[ours]}, them {totals[1 - ours]}"
-    return f"Game: {side_name(view, 0)} {totals[0]}, {side_name(view, 1)} {totals[1]}"
+        return t("sum.kaiser.us_them", us=totals[ours], them=totals[1 - ours])
+    a, b = side_name(view, 0), side_name(view, 1)
+    return t("sum.kaiser.totals", a=a, x=totals[0], b=b, y=totals[1])
 
 
 def _hearts(
@@ -198,20 +212,22 @@ def _hearts(
     if h.HasField("moon_shooter"):
         # the points taken in tricks differ from the score only when the moon was shot
         cells.append(("took", [str(_at(h.points_taken, s)) for s in range(view.seat_count)]))
-        shooter = player_name(view, h.moon_shooter)
-        lines.append(f"{shooter} shot the moon: 0 for them, 26 for everyone else")
+        lines.append(t("sum.hearts.moon", name=player_name(view, h.moon_shooter)))
     if h.HasField("queen_of_spades_seat"):
-        lines.append(f"{player_name(view, h.queen_of_spades_seat)} took the Q♠ (13 points)")
+        lines.append(t("sum.hearts.queen", name=player_name(view, h.queen_of_spades_seat)))
     trick = h.last_trick
     if trick.plays:
         cards = " ".join(card_name(play.card) for play in trick.plays)
         won = next((play.card for play in trick.plays if play.seat == trick.winner), "")
         taker = player_name(view, trick.winner)
-        lines.append(f"{taker} took the last trick with the {card_name(won)} ({cards})")
-    passed = h.pass_direction not in ("", "none")
-    lines.append(f"Cards were passed {h.pass_direction}" if passed else "No cards were passed")
+        lines.append(t("sum.hearts.last_trick", name=taker, card=card_name(won), cards=cards))
+    if h.pass_direction in ("left", "right", "across"):
+        direction = t(f"direction.{h.pass_direction}")
+        lines.append(t("sum.hearts.passed", direction=direction))
+    else:
+        lines.append(t("sum.hearts.not_passed"))
     if h.tie_plays_on:
-        lines.append("The lowest total is tied, so another hand is played")
+        lines.append(t("sum.hearts.tie"))
     return cells, lines
 
 
@@ -219,31 +235,33 @@ def _crazy8s(view: play_pb2.View, c: play_pb2.CrazyEightsRoundResult) -> tuple[C
     """Who went out, or that the round was blocked, and the cards each seat was caught with."""
     cells: Cells = [("cards left", [str(_at(c.cards_left, s)) for s in range(view.seat_count)])]
     if c.outcome == play_pb2.CRAZY_EIGHTS_OUTCOME_WENT_OUT and c.HasField("went_out"):
-        lines = [f"{player_name(view, c.went_out)} went out"]
+        lines = [t("sum.crazy8s.went_out", name=player_name(view, c.went_out))]
     else:
-        lines = ["The round was blocked: nobody could play or draw"]
-    if c.stock_rebuilds:
-        lines.append(f"The stock was rebuilt from the discards {_times(c.stock_rebuilds)}")
+        lines = [t("sum.crazy8s.blocked")]
+    if c.stock_rebuilds == 2:
+        lines.append(t("sum.crazy8s.rebuilt_twice"))
+    elif c.stock_rebuilds:
+        lines.append(t("sum.crazy8s.rebuilt", count=c.stock_rebuilds))
     return cells, lines
 
 
 def _wizard_trump(result: play_pb2.WizardRoundResult) -> str:
-    trump = suit_word(result.trump)
+    trump = suit_words(result.trump)
     turned = result.turned_card
     if not turned:
-        return "The whole pack was dealt: no trump"
+        return t("sum.whole_pack")
     if turned.startswith("W"):
-        return f"A wizard was turned up; the dealer named {trump or 'no'} trump"
+        return t("sum.turned_wizard", suit=trump) if trump else t("sum.turned_wizard_none")
     if turned.startswith("N"):
-        return "A jester was turned up: no trump"
-    return f"The {card_name(turned)} was turned up: {trump} trump"
+        return t("sum.turned_jester")
+    return t("sum.turned", card=card_name(turned), suit=trump)
 
 
 def end_words(view: play_pb2.View) -> str:
     """Why the game ended, by players' names ("Bo reached 100 or more; the lowest total wins")."""
     rule = view.end_rule
     lowest = rule.winner == catalogue_pb2.WINNER_RULE_LOWEST_TOTAL
-    wins = "the lowest total wins" if lowest else "the highest total wins"
+    wins = t("end.lowest_wins") if lowest else t("end.highest_wins")
     totals = list(view.scores) or [player.score for player in view.players]
 
     def who(seats: Sequence[int]) -> str:
@@ -253,31 +271,35 @@ def end_words(view: play_pb2.View) -> str:
 
     if view.end_reason == play_pb2.END_REASON_ROUNDS_PLAYED:
         rounds = rule.rounds or len(view.hand_scores)
-        played = "The game's one round was" if rounds == 1 else f"All {rounds} rounds were"
-        return f"{played} played; {wins}."
+        if rounds == 1:
+            return t("end.one_round", wins=wins)
+        return t("end.all_rounds", count=rounds, wins=wins)
     if view.end_reason == play_pb2.END_REASON_TARGET_REACHED:
         reached = [s for s, total in enumerate(totals) if total >= rule.target]
-        return f"{who(reached)} reached {rule.target} or more; {wins}."
+        return t("end.reached", names=who(reached), target=rule.target, wins=wins)
     if view.end_reason == play_pb2.END_REASON_FELL_TO_MINUS_TARGET:
         fell = [s for s, total in enumerate(totals) if total <= -rule.target]
-        return f"{who(fell)} fell to −{rule.target} or below, so the other side wins."
+        return t("end.fell", names=who(fell), target=rule.target)
     return f"{rule.text[:1].upper()}{rule.text[1:]}." if rule.text else ""
 
 
 def summary_body(result: HandResult, me: int | None = None) -> Group:
     table = Table(box=None, padding=(0, 0, 0, 2), header_style="bold #9090c0")
     for index, column in enumerate(result.columns):
-        table.add_column(column, justify="left" if index == 0 else "right")
+        words = t(COLUMN_WORDS[column]) if column in COLUMN_WORDS else column
+        table.add_column(words, justify="left" if index == 0 else "right")
+    made = t("sum.made")
     for seat, row in zip(result.seats, result.rows, strict=True):
-        name = Text(row[0] + (" (you)" if seat == me else ""), style="bold" if seat == me else "")
+        mine = seat == me
+        name = Text(row[0] + (t("sum.you") if mine else ""), style="bold" if mine else "")
         cells = []
         for column, cell in zip(result.columns[1:], row[1:], strict=True):
             style = "bold" if column == "this hand" else ""
             if column == "result":
-                style = "green" if cell == "made" else "red"
+                style = "green" if cell == made else "red"
             cells.append(Text(cell, style=style))
         table.add_row(name, *cells)
-    heading = Text(f"dealt by {result.dealer}", style="dim")
+    heading = Text(t("sum.dealt_by", name=result.dealer), style="dim")
     lines = [Text(f"• {line}", style="italic") for line in result.lines]
     return Group(heading, table, *lines)
 
@@ -288,29 +310,47 @@ class HandSummaryScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("enter", "close", "Next hand"),
         Binding("escape", "close", "Next hand", show=False),
+        # the app's language switch, here too: a modal screen keeps its keys to itself
+        Binding("f2", "app.switch_language", show=False),
     ]
+    #: each action's footer words (keys.py)
+    KEY_WORDS = {"close": "key.next_hand"}
 
-    def __init__(self, result: HandResult, me: int | None = None, sealed: str = "") -> None:
+    def __init__(
+        self,
+        result: HandResult,
+        me: int | None = None,
+        sealed: str = "",
+        view: play_pb2.View | None = None,
+    ) -> None:
         super().__init__()
         self.result = result
+        #: the view the result was read from: said again after a language switch
+        self.source = view
         self.me = me
         #: the commitment announced for this hand's deal (its last, for a Crazy 8s rebuild)
         self.sealed = sealed
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog") as box:
-            box.border_title = f"Hand {self.result.hand} is over"
+            box.border_title = t("sum.title", number=self.result.hand)
             yield Static(summary_body(self.result, self.me), id="summary-body")
             if self.sealed:
                 yield Static(
-                    Text(
-                        f"This deal was sealed before play (commitment {self.sealed[:12]}…); "
-                        "the deck is revealed and checked when the game ends.",
-                        style="dim",
-                    ),
+                    Text(t("sum.sealed", commitment=self.sealed[:12]), style="dim"),
                     id="deal-sealed",
                 )
-            yield Static(Text("Enter: next hand", style="dim"))
+            yield Static(Text(t("sum.next_hint"), style="dim"))
+
+    def on_mount(self) -> None:
+        speak_keys(self)
+
+    def say_again(self) -> None:
+        """After a language switch (F2): this screen's words again."""
+        speak_keys(self)
+        if self.source is not None:
+            self.result = describe_hand(self.source, self.source.last_hand)
+        self.refresh(recompose=True)
 
     def action_close(self) -> None:
         self.dismiss(None)

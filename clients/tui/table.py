@@ -28,9 +28,11 @@ from parlour.words import card_name, cards_text, phrase, say
 
 from . import render
 from .cards import action_text, card_text
+from .chat import ChatLine, chat_text
 from .dialogs import InfoScreen, NameSuitScreen, event_log_text
 from .endgame import GameOverScreen
 from .history import rating_text
+from .keys import speak_keys
 from .moves import (
     bid_action,
     card_actions,
@@ -61,12 +63,12 @@ HOLD_SECONDS = 1.5
 #: Cards passed in Hearts.
 PASS_COUNT = 3
 
-#: Key reminders for the kinds of listed action that have keys.
+#: Key reminders (their words' keys) for the kinds of listed action that have keys.
 KEY_HINTS = {
-    common_pb2.ACTION_KIND_BID: "type a bid",
-    common_pb2.ACTION_KIND_DRAW: "d draw",
-    common_pb2.ACTION_KIND_PASS: "p pass",
-    common_pb2.ACTION_KIND_NAME_TRUMP: "c/d/h/s trump",
+    common_pb2.ACTION_KIND_BID: "hint.bid",
+    common_pb2.ACTION_KIND_DRAW: "hint.draw",
+    common_pb2.ACTION_KIND_PASS: "hint.pass",
+    common_pb2.ACTION_KIND_NAME_TRUMP: "hint.trump",
 }
 
 
@@ -81,6 +83,8 @@ class TableScreen(Screen[None]):
         Binding("enter", "choose", "Play/choose"),
         Binding("l", "last_trick", "Last trick"),
         Binding("e", "event_log", "Events"),
+        Binding("t", "talk", "Chat"),
+        Binding("T", "switch_chat", "Chat on/off", show=False),
         Binding("escape", "leave", "Lobby"),
         Binding("b", "come_back", "I'm back", show=False),
         *(Binding(str(n), f"digit('{n}')", show=False) for n in range(10)),
@@ -88,6 +92,16 @@ class TableScreen(Screen[None]):
         Binding("backspace", "clear_typed", "Take back", show=False),
         *(Binding(k, f"shortcut('{k}')", show=False) for k in "cdhsp"),
     ]
+    #: each action's footer words (keys.py)
+    KEY_WORDS = {
+        "choose": "key.play",
+        "last_trick": "key.last_trick",
+        "event_log": "key.events",
+        "talk": "key.chat",
+        "switch_chat": "key.chat_switch",
+        "leave": "key.lobby",
+        "come_back": "key.back_seat",
+    }
 
     def __init__(self, seat: SavedSeat) -> None:
         super().__init__()
@@ -133,6 +147,8 @@ class TableScreen(Screen[None]):
         yield Static(id="hand")
         yield Static(id="actions")
         yield Static(id="message")
+        yield Static(id="chat", classes="panel")
+        yield ChatLine(id="chat-input")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -154,18 +170,23 @@ class TableScreen(Screen[None]):
             self.query_one("#seats", Static).update(render.seats_table(self.view, self.ratings))
 
     def title_panels(self) -> None:
-        """The panels' titles in the client's language."""
+        """The panels' titles in the client's language; then the table, followed."""
+        speak_keys(self)
+        self._titles()
+        self._fit_to_size()
+        self.refresh_all()
+        self.follow()
+
+    def _titles(self) -> None:
         for panel, key in (
             ("#seats", "panel.seats"),
             ("#facts", "panel.table"),
             ("#scores", "panel.scores"),
             ("#log", "panel.log"),
             ("#hand", "panel.hand"),
+            ("#chat", "panel.chat"),
         ):
             self.query_one(panel).border_title = t(key)
-        self._fit_to_size()
-        self.refresh_all()
-        self.follow()
 
     def on_resize(self) -> None:
         self._fit_to_size()
@@ -195,8 +216,8 @@ class TableScreen(Screen[None]):
                 raise ParlourError(grpc.StatusCode.UNAVAILABLE, "the stream ended early")
             except ParlourError as error:
                 if error.code not in DROPPED:
-                    self.show_message(Text(f"Cannot follow the table: {error.message}", "red"))
-                    self.connection = Text("not following", style="red")
+                    self.show_message(Text(t("cannot_follow", why=error.message), "red"))
+                    self.connection = Text(t("conn.not_following"), style="red")
                     self.refresh_all()
                     return
                 self.lose_connection(error)
@@ -216,16 +237,14 @@ class TableScreen(Screen[None]):
                 delay = min(delay * 2, 2.0)
                 continue
             self.connection = Text(
-                f"reconnected, resuming after v{self.watched_version}", style="green"
+                t("conn.reconnected", version=self.watched_version), style="green"
             )
             self.refresh_all()
             return
 
     def lose_connection(self, error: ParlourError) -> None:
         self.connection_lost = True
-        self.connection = Text(
-            f"offline since v{self.watched_version}, reconnecting…", style="bold red"
-        )
+        self.connection = Text(t("conn.offline", version=self.watched_version), style="bold red")
         self.refresh_all()
 
     def take_update(self, update: play_pb2.WatchResponse) -> None:
@@ -248,7 +267,11 @@ class TableScreen(Screen[None]):
         self.show_view(update.version, update.view)
 
     def seat_name_of(self, seat: int) -> str:
-        return render.seat_name(self.view, seat) if self.view is not None else f"Seat {seat + 1}"
+        return (
+            render.seat_name(self.view, seat)
+            if self.view is not None
+            else phrase("seat.name", None, number=seat + 1)
+        )
 
     def player_name_of(self, seat: int) -> str:
         """A seat by its player's name, this client's own too (the subject of a sentence)."""
@@ -302,7 +325,8 @@ class TableScreen(Screen[None]):
                     for event in self.events
                     if event.type == "CardsDealt" and event.version < first_new
                 ]
-                self.app.push_screen(HandSummaryScreen(result, me, sealed[-1] if sealed else ""))
+                commitment = sealed[-1] if sealed else ""
+                self.app.push_screen(HandSummaryScreen(result, me, commitment, view))
 
     def _hold(self, trick: play_pb2.Trick) -> None:
         self.held = (trick, time.monotonic() + HOLD_SECONDS)
@@ -425,19 +449,31 @@ class TableScreen(Screen[None]):
             hand = render.hand_line(cards, playable, self.cursor, my_turn=choosing_card)
         hand_panel.update(hand if cards else Text(t("no_cards"), "dim"))
         self.query_one("#actions", Static).update(self._actions_text(view, my_turn))
+        self._draw_chat(view)
+
+    def _draw_chat(self, view: play_pb2.View) -> None:
+        """The chat's latest lines: two in a small terminal, more in a roomy one; the
+        panel shows once there is something to read or a line is being typed."""
+        talking = self.has_class("talking")
+        last = 6 if self.has_class("roomy") else 2
+        lines = chat_text(view, last)
+        self.set_class(bool(lines.plain) or talking, "has-chat")
+        self.query_one("#chat", Static).update(lines)
+        line = self.query_one("#chat-input", ChatLine)
+        line.placeholder = t("chat.placeholder")
 
     def _trick_text(self, view: play_pb2.View) -> Text:
         if self.held is not None:
             trick, until = self.held
             if time.monotonic() < until:
-                return render.trick_lines(view, trick, "Trick taken")
+                return render.trick_lines(view, trick, t("trick.title_taken"))
             self.held = None
         if view.HasField("current_trick"):
-            return render.trick_lines(view, view.current_trick, "Trick")
+            return render.trick_lines(view, view.current_trick, t("trick.title"))
         if view.top_card:
             return Text(t("discard_pile")).append_text(card_text(view.top_card))
         if view.HasField("last_trick"):
-            return render.trick_lines(view, view.last_trick, "Last trick")
+            return render.trick_lines(view, view.last_trick, t("trick.title_last"))
         return Text(t("no_trick"), style="dim")
 
     def _menu(self) -> list[common_pb2.LegalAction]:
@@ -465,17 +501,17 @@ class TableScreen(Screen[None]):
             if len(self.to_pass) + len(view.passed_cards) < PASS_COUNT:
                 hints.append(t("hint.pick"))
             else:
-                hints.append("Enter pass these cards")
+                hints.append(t("hint.pass_these"))
             if self.to_pass:
-                hints.append("Backspace take the last one back")
+                hints.append(t("hint.take_back"))
         elif my_turn and playable:
             hints.append(t("hint.play"))
         if menu and not playable:
-            hints.append("↑↓ choose, Enter")
+            hints.append(t("hint.choose"))
         kinds = {entry.action.kind for entry in menu}
-        hints += [hint for kind, hint in KEY_HINTS.items() if kind in kinds]
+        hints += [t(hint) for kind, hint in KEY_HINTS.items() if kind in kinds]
         if self.typed:
-            text.append(f"  typed: {self.typed}", style="bold yellow")
+            text.append(t("hint.typed", typed=self.typed), style="bold yellow")
         hint = " · ".join(hints)
         if hint:
             text.append(("\n" if text else "") + hint, style="dim")
@@ -597,15 +633,69 @@ class TableScreen(Screen[None]):
             self.show_message(Text(t("no_last_trick"), style="dim"))
             return
         self.app.push_screen(
-            InfoScreen("Last trick", render.trick_lines(view, view.last_trick, "Last trick"))
+            InfoScreen(
+                t("trick.title_last"),
+                render.trick_lines(view, view.last_trick, t("trick.title_last")),
+            )
         )
 
     def action_event_log(self) -> None:
         # the newest first, so the log opens where the game is
-        self.app.push_screen(InfoScreen("What happened", event_log_text(self.told[::-1])))
+        self.app.push_screen(InfoScreen(t("panel.log"), event_log_text(self.told[::-1])))
 
     def action_leave(self) -> None:
         self.app.pop_screen()
+
+    # -- the chat ----------------------------------------------------------------------------
+
+    def action_talk(self) -> None:
+        """Open the chat's line (a seat only: spectators read)."""
+        view = self.view
+        if view is None or not view.HasField("seat"):
+            return
+        if not view.chat_enabled:
+            self.show_message(Text(t("chat.off"), style="yellow"))
+            return
+        self.add_class("talking")
+        self._draw_chat(view)
+        self.query_one("#chat-input", ChatLine).open()
+
+    def action_close_chat(self) -> None:
+        self.remove_class("talking")
+        self.query_one("#chat-input", ChatLine).close()
+        if self.view is not None:
+            self._draw_chat(self.view)
+
+    def on_input_submitted(self, submitted: ChatLine.Submitted) -> None:
+        text = submitted.value.strip()
+        submitted.input.value = ""
+        if text:
+            self.say_line(text)
+
+    @work(group="chat")
+    async def say_line(self, text: str) -> None:
+        try:
+            await session(self).client.say(
+                self.seat.table_id, self.seat.seat, self.seat.token, text
+            )
+        except ParlourError as error:
+            self.show_refusal(error)
+
+    @work(group="chat")
+    async def action_switch_chat(self) -> None:
+        """The host switches the table's chat on or off (a seat the host took)."""
+        view = self.view
+        if view is None or not self.seat.host_token:
+            return
+        try:
+            await session(self).client.set_chat(
+                self.seat.table_id, self.seat.host_token, not view.chat_enabled
+            )
+        except ParlourError as error:
+            self.show_refusal(error)
+            return
+        on = not view.chat_enabled
+        self.show_message(Text(t("chat.switched_on" if on else "chat.off"), style="green"))
 
     # -- talking to the server ---------------------------------------------------------------
 
@@ -679,6 +769,8 @@ class TableScreen(Screen[None]):
     async def say_again(self) -> None:
         """After a language switch: this screen's words, and the view again for the
         server's (its labels in the new language)."""
+        speak_keys(self)
+        self._titles()
         self.refresh_all()
         client = session(self).client
         try:

@@ -7,6 +7,7 @@
 import { ApiError, forgetSeat, rpc, watch } from "./api.js";
 import { attention, announce } from "./attention.js";
 import { card, inlineCard } from "./cards.js";
+import { CHAT_EVENTS, ChatPanel } from "./chat.js";
 import { verifyDeals } from "./fairdeal.js";
 import { hostControls } from "./moderation.js";
 import { t } from "./i18n.js";
@@ -60,6 +61,7 @@ export class TableScreen {
     this.clock = null;       // the table's clock options: { turn, bank } seconds, once read
     this.commitments = [];   // [version, commitment] of each deal, as Watch announced it
     this.dealCheck = null;   // the finished game's deal check: null (not yet), "checking", or its result
+    this.chat = new ChatPanel(tableId, held);
     this.root.innerHTML = "";
     this.root.className = "table-screen";
     this.stop = watch(tableId, held ? held.seat : null, held ? held.token : null, {
@@ -107,6 +109,7 @@ export class TableScreen {
 
   /** Draws the table again in the language just chosen. */
   redraw() {
+    this.chat.words();
     if (!this.shown) return;
     if (this.shown.phase === "lobby") this.renderWaitingRoom(this.shown);
     else this.render();
@@ -115,7 +118,12 @@ export class TableScreen {
   // -- pacing ------------------------------------------------------------------------------
 
   push(update) {
-    this.queue.push(update);
+    // chat shows at once, outside the pacing; an update of chat lines only leaves the felt be
+    this.chat.update(update.view, update.version);
+    const events = update.events || [];
+    const game = events.filter((event) => !CHAT_EVENTS.has(event.type));
+    if (events.length && !game.length) return;
+    this.queue.push({ ...update, events: game });
     this.pump();
   }
 
@@ -241,6 +249,7 @@ export class TableScreen {
     const view = this.shown;
     const summary = this.root.querySelector(".overlay.summary");
     const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.card : null;
+    const chatFocus = this.chat.capture();
     this.root.innerHTML = "";
     this.root.appendChild(this.header(view));
     const felt = document.createElement("div");
@@ -261,6 +270,7 @@ export class TableScreen {
     this.root.appendChild(this.actionBar(view));
     this.root.appendChild(this.hand(view));
     this.root.appendChild(this.logPanel());
+    this.chat.placeIn(this.root, chatFocus);
     if (this.sheetOpen) this.root.appendChild(this.scoreSheet(view));
     if (view.isOver && !summary) {
       this.root.appendChild(this.gameOver(view));

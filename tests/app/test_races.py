@@ -11,7 +11,7 @@ import pytest
 
 from parlour.engine.errors import EngineError
 from parlour.service.app.parlour import Credentials, Parlour
-from parlour.service.domain.errors import LostRace, WrongTableState
+from parlour.service.domain.errors import LostRace, StaleVersion, WrongTableState
 from parlour.service.domain.statuses import TableStatus
 from parlour.service.store.protocol import StoredEvent
 from tests.app.conftest import RacingStore, Seated, host_full, later, log, playing, truth
@@ -64,18 +64,32 @@ async def test_an_unpinned_move_that_loses_twice_is_refused(
     assert seen.version == 9 and seen.view is not None and seen.view.passed_cards == ()
 
 
-async def test_a_pinned_move_that_lost_its_race_is_refused_at_once(
+async def test_a_pinned_move_that_lost_its_race_to_a_move_is_refused_as_stale(
     app: Parlour, other: Parlour, store: RacingStore
 ) -> None:
     seated = await playing(app)
     move = await first_gives(store, seated)
     await app.view(seated.table_id, 0, seated.seat(0))  # the loser's cache is at 7
     store.lose_to(lambda: other.act(seated.table_id, 1, seated.seat(1), move[1]))
-    with pytest.raises(LostRace, match="fetch the view and decide again"):
+    # retried once with the store read: a move came since version 7, so it is stale
+    with pytest.raises(StaleVersion, match="fetch the view and decide again"):
         await app.act(seated.table_id, 0, seated.seat(0), move[0], expected_version=7)
     assert await gives(store, seated.table_id) == [(1, move[1])]
     seen = await app.view(seated.table_id, 0, seated.seat(0), min_version=8)
     assert seen.version == 8 and seen.view is not None and seen.view.passed_cards == ()
+
+
+async def test_a_pinned_move_that_lost_its_race_to_a_chat_line_is_applied(
+    app: Parlour, other: Parlour, store: RacingStore
+) -> None:
+    seated = await playing(app)
+    move = await first_gives(store, seated)
+    await app.view(seated.table_id, 0, seated.seat(0))  # the loser's cache is at 7
+    store.lose_to(lambda: other.say(seated.table_id, 1, seated.seat(1), "hello"))
+    seen = await app.act(seated.table_id, 0, seated.seat(0), move[0], expected_version=7)
+    assert seen.version == 9  # after the line (8) another replica wrote
+    assert await gives(store, seated.table_id) == [(0, move[0])]
+    assert [line.text for line in seen.chat] == ["hello"]
 
 
 async def test_the_same_move_made_first_elsewhere_is_not_made_twice(

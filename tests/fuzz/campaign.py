@@ -159,6 +159,7 @@ def running(database_url: str, logs: Path) -> Iterator[tuple[str, str]]:
     serve += ["--watch-per-minute", "1000000", "--watch-streams", "100000"]
     serve += ["--spectators-per-table", "100000"]
     serve += ["--sign-in-per-minute", "1000000", "--devices-per-minute", "1000000"]
+    serve += ["--spectators-per-table", "100000", "--chat-per-ten-seconds", "1000000"]
     with process(serve, logs / "serve.log", "serving on") as (address, _):
         port = free_port()
         gateway = [*cli, "gateway", "--server", address, "--port", str(port)]
@@ -397,6 +398,7 @@ class Campaign:
                         view = play.GetView(request, metadata=((key, token),))
                         self.remember("/parlour.v1.PlayService/GetView", request, ((key, token),))
                         self._act_template(request, view, ((key, token),))
+                        self._say_template(request, view, ((key, token),))
                         for legal in view.view.legal_actions:
                             self.known.add("action_text", legal.action.text)
         self.writes.changed()
@@ -445,6 +447,19 @@ class Campaign:
             request_id=uuid.uuid4().hex,
         )
         self.remember("/parlour.v1.PlayService/Act", act, metadata)
+
+    def _say_template(
+        self, request: Any, response: Any, metadata: tuple[tuple[str, str], ...]
+    ) -> None:
+        """From a seat's view of a game being played, a valid chat line for that seat
+        (Say and SetChat are fuzzed as every RPC; this lets the drawn ones reach the
+        chat's own checks with a real seat's token)."""
+        view = getattr(response, "view", None)
+        table_id = getattr(request, "table_id", "")
+        if not table_id or view is None or not view.HasField("seat") or not view.chat_enabled:
+            return
+        say = play_pb2.SayRequest(table_id=table_id, seat=view.seat, text="good luck")
+        self.remember("/parlour.v1.PlayService/Say", say, metadata)
 
     def _harvest(self, response: Message) -> None:
         """Remember the names and tokens an accepted response hands out."""

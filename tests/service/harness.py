@@ -54,6 +54,7 @@ HAMMER_RATES = Rates(
     spectators_per_table=10_000,
     sign_in_per_minute=100_000,
     devices_per_minute=100_000,
+    chat_per_ten_seconds=10_000,
 )
 
 

@@ -1,7 +1,7 @@
 """Typed domain events: what the service writes is what ``events.decode`` reads back.
 
-A whole Crazy 8s game (a player leaves and another sits down first, so every
-event type is met) is played through the application layer on both stores;
+A whole Crazy 8s game (a player leaves and another sits down first, and a
+table chats, so every event type is met) is played through the application layer on both stores;
 every stored event decodes to its class, at the schema version written today,
 and turns back into exactly the payload that was stored. An old CardsDealt
 (v1: the deck as one string) decodes through its upcaster; an unknown type is
@@ -37,7 +37,13 @@ async def test_every_event_the_service_writes_decodes_to_its_typed_event(store_u
         played = await seat_table(app, "crazy8s", 2)
         await play_moves(app, played, random.Random(3), 10_000)
         assert played.mirror.state is not None and played.mirror.state.is_over
-        stored = await store.read(left.table.table_id) + await store.read(played.table_id)
+        # ...and a table whose seat chats and whose host switches its chat off (issue 32)
+        chatty = await seat_table(app, "crazy8s", 2)
+        said = Credentials(seat_token=chatty.seat_tokens[0])
+        await app.say(chatty.table_id, 0, said, "good game")
+        await app.set_chat(chatty.table_id, False, Credentials(host_token=chatty.host_token))
+        stored = await store.read(left.table.table_id) + await store.read(chatty.table_id)
+        stored += await store.read(played.table_id)
     finally:
         await store.close()
     seen = set()

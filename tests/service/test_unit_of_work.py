@@ -73,15 +73,17 @@ async def test_an_unpinned_move_is_tried_twice_then_refused(
     assert tried == [played.mirror.version] * 2
 
 
-async def test_a_pinned_move_is_refused_at_its_first_lost_race(
+async def test_a_pinned_move_is_tried_once_more_from_the_store_then_refused(
     app: Parlour, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # (issue 32) what beat it may be a chat line, which leaves the move standing: the
+    # retry reads the store, and refuses the move as stale only if a move came since
     played, move = await first_move(app)
     version = played.mirror.version
     tried = losing(app.store, monkeypatch)
     with pytest.raises(LostRace):
         await app.act(played.table_id, 0, played.credentials(0), move, expected_version=version)
-    assert tried == [version]
+    assert tried == [version] * 2
 
 
 async def test_a_fold_changed_by_a_move_that_lost_its_race_is_folded_again(

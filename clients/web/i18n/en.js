@@ -384,4 +384,15 @@ export default {
   "home.rematch_go": "Go to the new table",
   "home.rating_title": { one: "rating {ordinal} after {count} game", other: "rating {ordinal} after {count} games" },
   "home.rating_provisional_title": { one: "provisional rating {ordinal}: only {count} game", other: "provisional rating {ordinal}: only {count} games" },
+  // -- table chat (issue 32)
+  "chat.title": "Table chat",
+  "chat.label": "Message to the table",
+  "chat.placeholder": "Say something to the table",
+  "chat.send": "Send",
+  "chat.empty": "No messages yet.",
+  "chat.off": "The chat is off.",
+  "chat.not_yet": "The chat opens when the game starts.",
+  "chat.spectator": "You are watching: you can read the chat, only the players write.",
+  "chat.switch_off": "Switch the chat off",
+  "chat.switch_on": "Switch the chat on",
 };

@@ -388,6 +388,17 @@ export default {
   "home.rematch_go": "Przejdź do nowego stołu",
   "home.rating_title": { one: "ranking {ordinal} po {count} grze", few: "ranking {ordinal} po {count} grach", many: "ranking {ordinal} po {count} grach", other: "ranking {ordinal} po {count} grach" },
   "home.rating_provisional_title": { one: "ranking wstępny {ordinal}: tylko {count} gra", few: "ranking wstępny {ordinal}: tylko {count} gry", many: "ranking wstępny {ordinal}: tylko {count} gier", other: "ranking wstępny {ordinal}: tylko {count} gry" },
+  // -- czat przy stole (issue 32)
+  "chat.title": "Czat przy stole",
+  "chat.label": "Wiadomość do stołu",
+  "chat.placeholder": "Napisz coś do stołu",
+  "chat.send": "Wyślij",
+  "chat.empty": "Jeszcze nikt nic nie napisał.",
+  "chat.off": "Czat jest wyłączony.",
+  "chat.not_yet": "Czat otworzy się, gdy gra się zacznie.",
+  "chat.spectator": "Oglądasz: możesz czytać czat, piszą tylko gracze.",
+  "chat.switch_off": "Wyłącz czat",
+  "chat.switch_on": "Włącz czat",
 };
 
 /** Texts the server's catalogue sends in English: game names, summaries, end rules, options. */
@@ -429,6 +440,9 @@ export const serverText = {
   // -- issue 30 (browser): the table option "spectators"
   "option.spectators": "Widzowie",
   "option.spectators.about": "Czy osoby bez miejsca mogą oglądać stół i czytać jego zapis.",
+  // -- table chat (issue 32): the option's words
+  "option.chat": "Czat",
+  "option.chat.about": "Czy gracze mogą pisać na czacie przy stole (gospodarz może go wyłączyć w trakcie gry).",
   "value.on": "tak",
   "value.off": "nie",
 };

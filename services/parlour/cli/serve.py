@@ -148,6 +148,7 @@ _KNOB_HELP = {
     "devices_per_minute": "AuthenticateDevice calls a minute per caller (new guests)",
     "refusal_delay_ms": "milliseconds a refusal waits before it is answered (at most the wait "
     "it names)",
+    "chat_per_ten_seconds": "chat lines (Say) in 10 seconds per seat of a table",
 }
 
 

@@ -65,6 +65,7 @@ flags or environment (0: no limit):
   Watch       --spectators-per-table N  spectator streams on one table, default 32
   SignIn, ClaimName   --sign-in-per-minute N   calls a minute (together), default 10
   AuthenticateDevice  --devices-per-minute N   calls a minute, default 30
+  Say         --chat-per-ten-seconds N  lines in 10 s per seat of a table, default 5
 (environment: PARLOUR_ and the flag's name in capitals, e.g.
 PARLOUR_HOST_PER_MINUTE). A call past one is RESOURCE_EXHAUSTED, and its
 trailing metadata "retry-after" holds the seconds to wait, as a decimal
@@ -107,6 +108,8 @@ refused where the engine knows it):
   CARD_ALREADY_CHOSEN  {card}
   CARD_NAMED_TWICE
   CARD_NOT_IN_HAND  {card}
+  CHAT_OFF
+  CHAT_TEXT_REFUSED  {max}
   CONFLICT
   DEALER_MUST_BID  {floor}
   DEALER_NAMES_TRUMP

@@ -350,6 +350,9 @@ class HostTableRequest(_message.Message):
         Besides the game's own and the clock's, every game lists the table option
         "spectators": "on" (the default) or "off"; off refuses every view without
         a seat (GetView, Watch, GetReplay as a spectator) with PERMISSION_DENIED.
+        And the table option "chat": "on" (the default) or "off", whether the
+        seats may chat from the start (PlayService.Say; the host switches it
+        during the game with PlayService.SetChat).
         """
 
     @_builtins.property

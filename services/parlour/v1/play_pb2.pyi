@@ -150,6 +150,48 @@ CRAZY_EIGHTS_OUTCOME_BLOCKED: CrazyEightsOutcome.ValueType  # 2
 Global___CrazyEightsOutcome: _TypeAlias = CrazyEightsOutcome  # noqa: Y015
 
 @_typing.final
+class ChatLine(_message.Message):
+    """One line of a table's chat (public: every seat and spectator reads it)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    SAID_AT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The version of the "ChatSaid" event that holds it."""
+    seat: _builtins.int
+    """The seat that said it."""
+    player_name: _builtins.str
+    """The name on that seat when it was said."""
+    text: _builtins.str
+    """The line, as the server kept it (NFC, trimmed, at most 200 characters).
+    A client shows it as text, never as markup.
+    """
+    @_builtins.property
+    def said_at(self) -> _timestamp_pb2.Timestamp:
+        """When it was said."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        player_name: _builtins.str = ...,
+        text: _builtins.str = ...,
+        said_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["said_at", b"said_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player_name", b"player_name", "said_at", b"said_at", "seat", b"seat", "text", b"text", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChatLine: _TypeAlias = ChatLine  # noqa: Y015
+
+@_typing.final
 class PlayedCard(_message.Message):
     """One card played to a trick, and by whom."""
 
@@ -678,6 +720,8 @@ class View(_message.Message):
     END_REASON_FIELD_NUMBER: _builtins.int
     PASSES_IN_A_ROW_FIELD_NUMBER: _builtins.int
     MUST_PLAY_CARD_FIELD_NUMBER: _builtins.int
+    CHAT_FIELD_NUMBER: _builtins.int
+    CHAT_ENABLED_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's id, e.g. "wizard"."""
     seat: _builtins.int
@@ -733,6 +777,10 @@ class View(_message.Message):
     must_play_card: _builtins.str
     """Crazy 8s: the card the viewing seat drew that plays and so must be played
     now (its only legal actions); empty otherwise, and always for other seats.
+    """
+    chat_enabled: _builtins.bool
+    """True while the seats may chat (PlayService.Say): the game is being
+    played and the chat is on (table option "chat", PlayService.SetChat).
     """
     @_builtins.property
     def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -811,6 +859,12 @@ class View(_message.Message):
         client shows it when hand_number moves on (or is_over becomes true).
         """
 
+    @_builtins.property
+    def chat(self) -> _containers.RepeatedCompositeFieldContainer[Global___ChatLine]:
+        """The table's latest chat lines (at most 50), oldest first; the same for
+        every seat and spectator. Empty in the lobby.
+        """
+
     def __init__(
         self,
         *,
@@ -851,10 +905,12 @@ class View(_message.Message):
         end_reason: Global___EndReason.ValueType = ...,
         passes_in_a_row: _builtins.int = ...,
         must_play_card: _builtins.str = ...,
+        chat: _abc.Iterable[Global___ChatLine] | None = ...,
+        chat_enabled: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_hearts_broken", b"_hearts_broken", "_seat", b"_seat", "_stock_count", b"_stock_count", "current_trick", b"current_trick", "end_rule", b"end_rule", "hearts_broken", b"hearts_broken", "last_hand", b"last_hand", "last_trick", b"last_trick", "seat", b"seat", "stock_count", b"stock_count"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_hearts_broken", b"_hearts_broken", "_seat", b"_seat", "_stock_count", b"_stock_count", "contract", b"contract", "current_trick", b"current_trick", "dealer", b"dealer", "end_reason", b"end_reason", "end_rule", b"end_rule", "game", b"game", "hand", b"hand", "hand_number", b"hand_number", "hand_scores", b"hand_scores", "hearts_broken", b"hearts_broken", "history", b"history", "is_over", b"is_over", "last_hand", b"last_hand", "last_trick", b"last_trick", "legal_actions", b"legal_actions", "must_play_card", b"must_play_card", "notes", b"notes", "pass_direction", b"pass_direction", "passed_cards", b"passed_cards", "passes_in_a_row", b"passes_in_a_row", "phase", b"phase", "players", b"players", "received_cards", b"received_cards", "scores", b"scores", "seat", b"seat", "seat_count", b"seat_count", "stock_count", b"stock_count", "suit_in_force", b"suit_in_force", "suit_in_force_text", b"suit_in_force_text", "table_status", b"table_status", "to_act", b"to_act", "top_card", b"top_card", "tricks", b"tricks", "trump", b"trump", "trump_text", b"trump_text", "turned_card", b"turned_card", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_hearts_broken", b"_hearts_broken", "_seat", b"_seat", "_stock_count", b"_stock_count", "chat", b"chat", "chat_enabled", b"chat_enabled", "contract", b"contract", "current_trick", b"current_trick", "dealer", b"dealer", "end_reason", b"end_reason", "end_rule", b"end_rule", "game", b"game", "hand", b"hand", "hand_number", b"hand_number", "hand_scores", b"hand_scores", "hearts_broken", b"hearts_broken", "history", b"history", "is_over", b"is_over", "last_hand", b"last_hand", "last_trick", b"last_trick", "legal_actions", b"legal_actions", "must_play_card", b"must_play_card", "notes", b"notes", "pass_direction", b"pass_direction", "passed_cards", b"passed_cards", "passes_in_a_row", b"passes_in_a_row", "phase", b"phase", "players", b"players", "received_cards", b"received_cards", "scores", b"scores", "seat", b"seat", "seat_count", b"seat_count", "stock_count", b"stock_count", "suit_in_force", b"suit_in_force", "suit_in_force_text", b"suit_in_force_text", "table_status", b"table_status", "to_act", b"to_act", "top_card", b"top_card", "tricks", b"tricks", "trump", b"trump", "trump_text", b"trump_text", "turned_card", b"turned_card", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__hearts_broken: _TypeAlias = _typing.Literal["hearts_broken"]  # noqa: Y015
     _WhichOneofArgType__hearts_broken: _TypeAlias = _typing.Literal["_hearts_broken", b"_hearts_broken"]  # noqa: Y015
@@ -884,13 +940,15 @@ class PublicEvent(_message.Message):
     TEXT_FIELD_NUMBER: _builtins.int
     DEAL_COMMITMENT_FIELD_NUMBER: _builtins.int
     WORDS_FIELD_NUMBER: _builtins.int
+    CHAT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The event's version (its number in the table's history)."""
     type: _builtins.str
     """The event type: "TableHosted", "SeatTaken", "SeatLeft", "GameStarted",
     "CardsDealt", "ActionTaken", "GameFinished", "SeatAway" (a turn clock
     ran out: a bot plays the seat), "SeatReturned" (its person took it back),
-    "TableExpired" or "GameAbandoned". "CardsDealt" is every
+    "TableExpired" or "GameAbandoned", "ChatSaid" (a chat line: see `chat`)
+    or "ChatSwitched" (the host switched the chat on or off). "CardsDealt" is every
     outcome of chance: the deal of a hand, and in Crazy 8s also a stock
     rebuilt from the discards (so deals are not hands: use View.hand_number).
     """
@@ -914,6 +972,10 @@ class PublicEvent(_message.Message):
     def action(self) -> _common_pb2.Action:
         """For ActionTaken: the action. A Hearts "give" shows its card only to the giver."""
 
+    @_builtins.property
+    def chat(self) -> Global___ChatLine:
+        """For ChatSaid: the line (public: the same for every viewer)."""
+
     def __init__(
         self,
         *,
@@ -924,10 +986,11 @@ class PublicEvent(_message.Message):
         text: _builtins.str = ...,
         deal_commitment: _builtins.str = ...,
         words: _builtins.str = ...,
+        chat: Global___ChatLine | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "seat", b"seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "chat", b"chat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "deal_commitment", b"deal_commitment", "seat", b"seat", "text", b"text", "type", b"type", "version", b"version", "words", b"words"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "action", b"action", "chat", b"chat", "deal_commitment", b"deal_commitment", "seat", b"seat", "text", b"text", "type", b"type", "version", b"version", "words", b"words"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -1203,6 +1266,108 @@ class ReturnToSeatRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReturnToSeatRequest: _TypeAlias = ReturnToSeatRequest  # noqa: Y015
+
+@_typing.final
+class SayRequest(_message.Message):
+    """Request for PlayService.Say."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table. At most 64 characters."""
+    seat: _builtins.int
+    """The seat saying it (its token in the metadata)."""
+    text: _builtins.str
+    """The line. At most 400 characters as sent; the line kept (NFC, trimmed)
+    holds at most 200.
+    """
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "table_id", b"table_id", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SayRequest: _TypeAlias = SayRequest  # noqa: Y015
+
+@_typing.final
+class SayResponse(_message.Message):
+    """Response of PlayService.Say."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The table's version after the line (the ChatSaid event's)."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SayResponse: _TypeAlias = SayResponse  # noqa: Y015
+
+@_typing.final
+class SetChatRequest(_message.Message):
+    """Request for PlayService.SetChat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    ON_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table. At most 64 characters."""
+    on: _builtins.bool
+    """True: the seats may chat; false: the chat is off."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        on: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["on", b"on", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetChatRequest: _TypeAlias = SetChatRequest  # noqa: Y015
+
+@_typing.final
+class SetChatResponse(_message.Message):
+    """Response of PlayService.SetChat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The table's version after the switch."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetChatResponse: _TypeAlias = SetChatResponse  # noqa: Y015
 
 @_typing.final
 class ReturnToSeatResponse(_message.Message):

@@ -55,6 +55,16 @@ class PlayServiceStub:
                 request_serializer=parlour_dot_v1_dot_play__pb2.ReturnToSeatRequest.SerializeToString,
                 response_deserializer=parlour_dot_v1_dot_play__pb2.ReturnToSeatResponse.FromString,
                 _registered_method=True)
+        self.Say = channel.unary_unary(
+                '/parlour.v1.PlayService/Say',
+                request_serializer=parlour_dot_v1_dot_play__pb2.SayRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_play__pb2.SayResponse.FromString,
+                _registered_method=True)
+        self.SetChat = channel.unary_unary(
+                '/parlour.v1.PlayService/SetChat',
+                request_serializer=parlour_dot_v1_dot_play__pb2.SetChatRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_play__pb2.SetChatResponse.FromString,
+                _registered_method=True)
 
 
 class PlayServiceServicer:
@@ -128,6 +138,44 @@ class PlayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Say(self, request, context):
+        """Say a line in the table's chat. A chat line is public at the table:
+        every seat and every spectator reads it (View.chat, and a "ChatSaid"
+        event on the Watch stream and in the replay); it is kept in the table's
+        log. Only a seat writes, with its own token: spectators read but do not
+        write (they hold no token to answer for a line), and a worker token is
+        refused (bots do not chat). Chat is open while the game is played, when
+        the table's option "chat" is "on" (the default) and the host has not
+        switched it off (SetChat). A chat line never makes a move stale: an Act
+        decided at a version before it is applied as if no line had come.
+        The text is normalised (NFC) and trimmed; then it must hold 1 to 200
+        characters and no control or format character (one line).
+        Metadata: "x-parlour-seat-token" of that seat (or the session of the
+        account that took it).
+        Errors: NOT_FOUND unknown table; INVALID_ARGUMENT seat out of range, or
+        text refused (reason CHAT_TEXT_REFUSED, metadata "rule": "empty",
+        "too_long" or "character", and "max"); FAILED_PRECONDITION chat off or
+        closed (reason CHAT_OFF, metadata "why": "off" or "closed");
+        RESOURCE_EXHAUSTED more than 5 lines in 10 s from one seat (reason
+        RATE_LIMITED, "retry-after"); UNAUTHENTICATED / PERMISSION_DENIED
+        missing / wrong seat token, or a worker token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetChat(self, request, context):
+        """The host switches the table's chat on or off at any time of the game (a
+        "ChatSwitched" event; nothing is written when it already is so).
+        Metadata: "x-parlour-host-token" (or the host's session).
+        Errors: NOT_FOUND unknown table; FAILED_PRECONDITION the game has not
+        started or is over (reason CHAT_OFF, "why": "closed");
+        UNAUTHENTICATED / PERMISSION_DENIED missing / wrong host token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlayServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -150,6 +198,16 @@ def add_PlayServiceServicer_to_server(servicer, server):
                     servicer.ReturnToSeat,
                     request_deserializer=parlour_dot_v1_dot_play__pb2.ReturnToSeatRequest.FromString,
                     response_serializer=parlour_dot_v1_dot_play__pb2.ReturnToSeatResponse.SerializeToString,
+            ),
+            'Say': grpc.unary_unary_rpc_method_handler(
+                    servicer.Say,
+                    request_deserializer=parlour_dot_v1_dot_play__pb2.SayRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_play__pb2.SayResponse.SerializeToString,
+            ),
+            'SetChat': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetChat,
+                    request_deserializer=parlour_dot_v1_dot_play__pb2.SetChatRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_play__pb2.SetChatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -261,6 +319,60 @@ class PlayService:
             '/parlour.v1.PlayService/ReturnToSeat',
             parlour_dot_v1_dot_play__pb2.ReturnToSeatRequest.SerializeToString,
             parlour_dot_v1_dot_play__pb2.ReturnToSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Say(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.PlayService/Say',
+            parlour_dot_v1_dot_play__pb2.SayRequest.SerializeToString,
+            parlour_dot_v1_dot_play__pb2.SayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetChat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.PlayService/SetChat',
+            parlour_dot_v1_dot_play__pb2.SetChatRequest.SerializeToString,
+            parlour_dot_v1_dot_play__pb2.SetChatResponse.FromString,
             options,
             channel_credentials,
             insecure,

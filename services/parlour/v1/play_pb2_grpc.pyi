@@ -142,6 +142,36 @@ class PlayServiceStub:
     concurrent move won twice (retry); UNAUTHENTICATED / PERMISSION_DENIED
     missing / wrong seat token.
     """
+    Say: _grpc.UnaryUnaryMultiCallable[_play_pb2.SayRequest, _play_pb2.SayResponse]
+    """Say a line in the table's chat. A chat line is public at the table:
+    every seat and every spectator reads it (View.chat, and a "ChatSaid"
+    event on the Watch stream and in the replay); it is kept in the table's
+    log. Only a seat writes, with its own token: spectators read but do not
+    write (they hold no token to answer for a line), and a worker token is
+    refused (bots do not chat). Chat is open while the game is played, when
+    the table's option "chat" is "on" (the default) and the host has not
+    switched it off (SetChat). A chat line never makes a move stale: an Act
+    decided at a version before it is applied as if no line had come.
+    The text is normalised (NFC) and trimmed; then it must hold 1 to 200
+    characters and no control or format character (one line).
+    Metadata: "x-parlour-seat-token" of that seat (or the session of the
+    account that took it).
+    Errors: NOT_FOUND unknown table; INVALID_ARGUMENT seat out of range, or
+    text refused (reason CHAT_TEXT_REFUSED, metadata "rule": "empty",
+    "too_long" or "character", and "max"); FAILED_PRECONDITION chat off or
+    closed (reason CHAT_OFF, metadata "why": "off" or "closed");
+    RESOURCE_EXHAUSTED more than 5 lines in 10 s from one seat (reason
+    RATE_LIMITED, "retry-after"); UNAUTHENTICATED / PERMISSION_DENIED
+    missing / wrong seat token, or a worker token.
+    """
+    SetChat: _grpc.UnaryUnaryMultiCallable[_play_pb2.SetChatRequest, _play_pb2.SetChatResponse]
+    """The host switches the table's chat on or off at any time of the game (a
+    "ChatSwitched" event; nothing is written when it already is so).
+    Metadata: "x-parlour-host-token" (or the host's session).
+    Errors: NOT_FOUND unknown table; FAILED_PRECONDITION the game has not
+    started or is over (reason CHAT_OFF, "why": "closed");
+    UNAUTHENTICATED / PERMISSION_DENIED missing / wrong host token.
+    """
 
 @_typing.type_check_only
 class PlayServiceAsyncStub(PlayServiceStub):
@@ -198,6 +228,36 @@ class PlayServiceAsyncStub(PlayServiceStub):
     FAILED_PRECONDITION the game has not started or is over; ABORTED a
     concurrent move won twice (retry); UNAUTHENTICATED / PERMISSION_DENIED
     missing / wrong seat token.
+    """
+    Say: _aio.UnaryUnaryMultiCallable[_play_pb2.SayRequest, _play_pb2.SayResponse]  # type: ignore[assignment]
+    """Say a line in the table's chat. A chat line is public at the table:
+    every seat and every spectator reads it (View.chat, and a "ChatSaid"
+    event on the Watch stream and in the replay); it is kept in the table's
+    log. Only a seat writes, with its own token: spectators read but do not
+    write (they hold no token to answer for a line), and a worker token is
+    refused (bots do not chat). Chat is open while the game is played, when
+    the table's option "chat" is "on" (the default) and the host has not
+    switched it off (SetChat). A chat line never makes a move stale: an Act
+    decided at a version before it is applied as if no line had come.
+    The text is normalised (NFC) and trimmed; then it must hold 1 to 200
+    characters and no control or format character (one line).
+    Metadata: "x-parlour-seat-token" of that seat (or the session of the
+    account that took it).
+    Errors: NOT_FOUND unknown table; INVALID_ARGUMENT seat out of range, or
+    text refused (reason CHAT_TEXT_REFUSED, metadata "rule": "empty",
+    "too_long" or "character", and "max"); FAILED_PRECONDITION chat off or
+    closed (reason CHAT_OFF, metadata "why": "off" or "closed");
+    RESOURCE_EXHAUSTED more than 5 lines in 10 s from one seat (reason
+    RATE_LIMITED, "retry-after"); UNAUTHENTICATED / PERMISSION_DENIED
+    missing / wrong seat token, or a worker token.
+    """
+    SetChat: _aio.UnaryUnaryMultiCallable[_play_pb2.SetChatRequest, _play_pb2.SetChatResponse]  # type: ignore[assignment]
+    """The host switches the table's chat on or off at any time of the game (a
+    "ChatSwitched" event; nothing is written when it already is so).
+    Metadata: "x-parlour-host-token" (or the host's session).
+    Errors: NOT_FOUND unknown table; FAILED_PRECONDITION the game has not
+    started or is over (reason CHAT_OFF, "why": "closed");
+    UNAUTHENTICATED / PERMISSION_DENIED missing / wrong host token.
     """
 
 class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -276,6 +336,48 @@ class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
         FAILED_PRECONDITION the game has not started or is over; ABORTED a
         concurrent move won twice (retry); UNAUTHENTICATED / PERMISSION_DENIED
         missing / wrong seat token.
+        """
+
+    @_abc_1.abstractmethod
+    def Say(
+        self,
+        request: _play_pb2.SayRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_play_pb2.SayResponse, _abc.Awaitable[_play_pb2.SayResponse]]:
+        """Say a line in the table's chat. A chat line is public at the table:
+        every seat and every spectator reads it (View.chat, and a "ChatSaid"
+        event on the Watch stream and in the replay); it is kept in the table's
+        log. Only a seat writes, with its own token: spectators read but do not
+        write (they hold no token to answer for a line), and a worker token is
+        refused (bots do not chat). Chat is open while the game is played, when
+        the table's option "chat" is "on" (the default) and the host has not
+        switched it off (SetChat). A chat line never makes a move stale: an Act
+        decided at a version before it is applied as if no line had come.
+        The text is normalised (NFC) and trimmed; then it must hold 1 to 200
+        characters and no control or format character (one line).
+        Metadata: "x-parlour-seat-token" of that seat (or the session of the
+        account that took it).
+        Errors: NOT_FOUND unknown table; INVALID_ARGUMENT seat out of range, or
+        text refused (reason CHAT_TEXT_REFUSED, metadata "rule": "empty",
+        "too_long" or "character", and "max"); FAILED_PRECONDITION chat off or
+        closed (reason CHAT_OFF, metadata "why": "off" or "closed");
+        RESOURCE_EXHAUSTED more than 5 lines in 10 s from one seat (reason
+        RATE_LIMITED, "retry-after"); UNAUTHENTICATED / PERMISSION_DENIED
+        missing / wrong seat token, or a worker token.
+        """
+
+    @_abc_1.abstractmethod
+    def SetChat(
+        self,
+        request: _play_pb2.SetChatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_play_pb2.SetChatResponse, _abc.Awaitable[_play_pb2.SetChatResponse]]:
+        """The host switches the table's chat on or off at any time of the game (a
+        "ChatSwitched" event; nothing is written when it already is so).
+        Metadata: "x-parlour-host-token" (or the host's session).
+        Errors: NOT_FOUND unknown table; FAILED_PRECONDITION the game has not
+        started or is over (reason CHAT_OFF, "why": "closed");
+        UNAUTHENTICATED / PERMISSION_DENIED missing / wrong host token.
         """
 
 def add_PlayServiceServicer_to_server(servicer: PlayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

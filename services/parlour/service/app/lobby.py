@@ -40,7 +40,7 @@ from parlour.service.domain.clock import TURN_SECONDS, resolve_clock, split_opti
 from parlour.service.domain.errors import BadRequest, WrongTableState, shorten
 from parlour.service.domain.events import GameStarted, SeatLeft, SeatTaken, TableHosted
 from parlour.service.domain.statuses import SeatKind, TableStatus
-from parlour.service.domain.table_options import SPECTATORS, split_table_options
+from parlour.service.domain.table_options import CHAT, SPECTATORS, split_table_options
 from parlour.service.store.protocol import StoredEvent, TableQuery, TableRow, utcnow
 
 
@@ -128,6 +128,7 @@ class Lobby:
             clock=clock,
             seat_code_hashes=tuple(row.code_hash or "" for row in seat_rows) if codes else None,
             spectators=False if table_options[SPECTATORS] == "off" else None,
+            chat=False if table_options[CHAT] == "off" else None,
         )
         if players_entropy:
             seed = deals.new_secret()  # private: revealed with the log once the game is over
@@ -160,6 +161,7 @@ class Lobby:
                 **resolved,
                 **(clock if clock[TURN_SECONDS] else {}),
                 **({SPECTATORS: "off"} if hosted.spectators is False else {}),
+                **({CHAT: "off"} if hosted.chat is False else {}),
             },
             status=TableStatus.OPEN,
             host_token_hash=auth.token_hash(host_token),

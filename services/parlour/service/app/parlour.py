@@ -8,7 +8,8 @@ concern, over one cache of folded tables (``tables.py``: the unit of work):
 * ``play.py``: view, act, watch;
 * ``duties.py``: time out, return to seat, expire, abandon (the sweeper's);
 * ``accounts.py``: guests, names, sessions; ``moderation.py``: the host's
-  removals, invite-only seats, spectators, the per-account caps.
+  removals, invite-only seats, spectators, the per-account caps;
+* ``chat.py``: table chat, a seat's lines and the host's switch.
 
 No gRPC and no driver here: the store and the notifier come in through the
 constructor (``parlour.service.bootstrap`` wires the real ones).
@@ -24,6 +25,7 @@ from datetime import datetime
 
 from parlour.service.app import auth, paging
 from parlour.service.app.accounts import DEFAULT_SESSION_SECONDS, Accounts, bearer_token
+from parlour.service.app.chat import Chat
 from parlour.service.app.dealing import Dealer
 from parlour.service.app.duties import Duties
 from parlour.service.app.history import History
@@ -97,6 +99,7 @@ class Parlour:
             pager=paging.Pager(page_secret or paging.new_secret()),
         )
         self.moderation = Moderation(self.tables)
+        self.chat = Chat(self.tables)
         self.play = Play(
             self.tables,
             notifier,
@@ -189,6 +192,14 @@ class Parlour:
         """See :meth:`Moderation.remove_from_seat`; the table after."""
         await self.moderation.remove_from_seat(table_id, seat, credentials)
         return await self.lobby.get_table(table_id)
+
+    async def say(self, table_id: str, seat: int, credentials: Credentials, text: str) -> int:
+        """See :meth:`Chat.say`; the table's version after the line."""
+        return await self.chat.say(table_id, seat, credentials, text)
+
+    async def set_chat(self, table_id: str, on: bool, credentials: Credentials) -> int:
+        """See :meth:`Chat.set_chat`; the table's version after."""
+        return await self.chat.set_chat(table_id, on, credentials)
 
     async def identify(self, credentials: Credentials, authorization: str | None) -> Credentials:
         """``credentials`` with the account of the session in ``authorization`` (the

@@ -5,7 +5,8 @@ Acting, in order: check the seat's token; in a unit of work on the table
 expected version, apply the action on the cached state (an engine error
 leaves it untouched), deal if chance is due, and append everything in one
 transaction after the version the unit began at. A lost race is retried
-once (when the client did not pin a version) or answered ABORTED. A
+once, reading the store (a pinned version is then refused as stale if a move
+came since; chat lines do not count, ``Folded.moved_at``), or answered ABORTED. A
 repeated request id applies nothing and answers the first result, when it
 is the same request (same seat, same move); the id used by another seat or
 for another move is refused (RequestIdReused).
@@ -183,7 +184,10 @@ class Play:
                     f"seat {seat} is played by a bot since its clock ran out; take the "
                     "seat back first (PlayService.ReturnToSeat with its token)"
                 )
-            if expected_version is not None and expected_version != folded.version:
+            # chat lines since the version the move was decided at leave it standing
+            if expected_version is not None and not (
+                folded.moved_at <= expected_version <= folded.version
+            ):
                 raise StaleVersion(
                     f"version {expected_version} is stale: table {table_id} is at "
                     f"version {folded.version}; fetch the view and decide again",
@@ -212,7 +216,9 @@ class Play:
             table_id,
             apply,
             lost=(f"another move reached table {table_id} first; fetch the view and decide again"),
-            retry=expected_version is None,
+            # a retry reads the store: a pinned version is stale only if a move came
+            # since (chat, here or on another replica, does not make it so)
+            retry=True,
             fresh_from=expected_version,
             counted=True,
         )
@@ -360,7 +366,9 @@ def _same_request(
     if not isinstance(made, ActionTaken) or made.seat != seat:
         return False
     if isinstance(move, int):
-        if expected_version != first.seq - 1 or before is None or before.state is None:
+        if before is None or before.state is None or expected_version is None:
+            return False
+        if not before.moved_at <= expected_version <= first.seq - 1:  # chat may come between
             return False
         legal = before.state.legal_actions(seat)
         return 1 <= move <= len(legal) and str(legal[move - 1]) == made.action

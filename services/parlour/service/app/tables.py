@@ -170,8 +170,8 @@ class Unit:
             person_active_at=person_active_at,
             now=now,
         )
-        if applied:
-            self.folded.version = stored[-1].seq
+        if applied:  # (a game's events: chat is folded from what was stored, chat.py)
+            self.folded.version = self.folded.moved_at = stored[-1].seq
         self.committed = True
         if table_status in ENDED:
             for hook in self._tables.ended_hooks:  # the rating projection (issue 31)

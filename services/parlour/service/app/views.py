@@ -14,7 +14,7 @@ from datetime import datetime
 from parlour.engine.base import GameState
 from parlour.engine.view import View
 from parlour.service.domain.errors import AheadOfTable, TableNotFound, WrongTableState, shorten
-from parlour.service.domain.fold import Folded
+from parlour.service.domain.fold import ChatEntry, Folded
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import StoredEvent, TableRow
 
@@ -40,6 +40,9 @@ class SeatView:
     ended: str = ""
     #: the bot level that plays for an away seat
     away_bot_level: str = ""
+    #: the table's latest chat lines, and whether its seats may chat now (issue 32)
+    chat: tuple[ChatEntry, ...] = ()
+    chat_on: bool = False
 
 
 def lobby_view(table: TableRow) -> SeatView:
@@ -68,6 +71,8 @@ def seat_view(folded: Folded, table: TableRow, view: View) -> SeatView:
         deadlines=deadlines,
         ended=folded.ended,
         away_bot_level=clock.away_bot_level if clock.away else "",
+        chat=tuple(folded.chat),
+        chat_on=folded.chat_on and not folded.ended and not view.is_over,
     )
 
 

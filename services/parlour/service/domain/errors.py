@@ -186,3 +186,19 @@ class NoSuchSession(ServiceError):
     """The account has no live session with that id."""
 
     REASON = "NO_SUCH_SESSION"
+
+
+# -- table chat (issue 32) ---------------------------------------------------------------
+
+
+class ChatTextRefused(BadRequest):
+    """A chat line that is not one: empty, too long, or with a character a line may
+    not hold (INVALID_ARGUMENT)."""
+
+    REASON = "CHAT_TEXT_REFUSED"
+
+
+class ChatOff(WrongTableState):
+    """The table's chat is switched off, or closed (the game has not started or is over)."""
+
+    REASON = "CHAT_OFF"

@@ -79,6 +79,8 @@ class TableHosted(DomainEvent):
     # to anyone), and False when spectators may not watch (None: they may)
     seat_code_hashes: tuple[str, ...] | None = None
     spectators: bool | None = None
+    # issue 32: False when the table starts with its chat off (None: on)
+    chat: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +177,28 @@ class SeatRemoved(DomainEvent):
     account_id: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ChatSaid(DomainEvent):
+    """A seat said a line at the table: public, to every seat and spectator (issue 32).
+
+    ``text`` is already checked (NFC, at most ``chat.MAX_CHAT_CHARS``, no control
+    character); ``player_name`` is the seat's name when it was said.
+    """
+
+    TYPE = EventType.CHAT_SAID
+    seat: int
+    text: str
+    player_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSwitched(DomainEvent):
+    """The host switched the table's chat on (``on``) or off."""
+
+    TYPE = EventType.CHAT_SWITCHED
+    on: bool
+
+
 EVENT_CLASSES: dict[str, type[DomainEvent]] = {
     kind.TYPE.value: kind
     for kind in (
@@ -190,6 +214,8 @@ EVENT_CLASSES: dict[str, type[DomainEvent]] = {
         TableExpired,
         GameAbandoned,
         SeatRemoved,
+        ChatSaid,
+        ChatSwitched,
     )
 }
 

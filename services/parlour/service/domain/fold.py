@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from parlour.action_words import action_words
@@ -26,6 +27,8 @@ from parlour.service.domain.clock import TurnClock
 from parlour.service.domain.events import (
     ActionTaken,
     CardsDealt,
+    ChatSaid,
+    ChatSwitched,
     DomainEvent,
     GameAbandoned,
     GameFinished,
@@ -46,6 +49,23 @@ from parlour.service.store.protocol import StoredEvent
 #: The first schema version of each type whose digest is chained (see event_digest).
 CHAINED_FROM: dict[str, int] = {EventType.ACTION_TAKEN.value: 2, EventType.CARDS_DEALT.value: 3}
 _NEVER = 1 << 30
+
+#: How many of the latest chat lines a table's view carries.
+CHAT_KEPT = 50
+#: The events that change nothing of the game: a move decided before one is not stale.
+CHAT_EVENTS = frozenset({EventType.CHAT_SAID.value, EventType.CHAT_SWITCHED.value})
+
+
+@dataclass(frozen=True, slots=True)
+class ChatEntry:
+    """One line of the table's chat, as every seat and spectator may read it."""
+
+    version: int
+    seat: int
+    player_name: str
+    text: str
+    said_at: datetime
+
 
 #: The events whose digest chains (the others hash the whole state, or carry none).
 Chained = ActionTaken | CardsDealt
@@ -93,6 +113,13 @@ class Folded:
     barred_accounts: set[str] = field(default_factory=set)
     #: the host removed a person without an account: only signed-in callers may sit
     anonymous_barred: bool = False
+    #: the version of the last event that was not chat: an Act decided at any version
+    #: from here to ``version`` saw the game as it is (chat never makes a move stale)
+    moved_at: int = 0
+    #: whether seats may chat now (the table option, then the host's switch)
+    chat_on: bool = True
+    #: the latest chat lines (at most CHAT_KEPT), oldest first
+    chat: list[ChatEntry] = field(default_factory=list)
 
     def apply(self, event: StoredEvent, *, check_digest: bool = False) -> None:
         """Fold one more event (its seq must follow ``self.version``)."""
@@ -121,15 +148,27 @@ class Folded:
                 if got != event.digest:
                     raise ReplayMismatch(event, got)
             self.digest = event.digest
+        if typed.NAME not in CHAT_EVENTS:
+            self.moved_at = event.seq
         self.version = event.seq
 
     def _lobby(self, typed: DomainEvent, event: StoredEvent) -> None:
         """Fold the events around the game: set-up, seating, start, clocks, the end."""
         match typed:
+            case ChatSaid():
+                line = ChatEntry(
+                    event.seq, typed.seat, typed.player_name, typed.text, event.created_at
+                )
+                self.chat.append(line)
+                if len(self.chat) > CHAT_KEPT:
+                    del self.chat[: len(self.chat) - CHAT_KEPT]
+            case ChatSwitched():
+                self.chat_on = bool(typed.on)
             case TableHosted():
                 self.hosted = typed
                 self.setup = typed.payload()
                 self.clock = TurnClock.of(typed.clock)
+                self.chat_on = typed.chat is not False
             case SeatTaken():
                 self.seat_entropy[typed.seat] = typed.entropy or ""
             case SeatLeft():
@@ -279,4 +318,8 @@ def describe(
         case GameFinished():
             who = ", ".join(f"seat {seat}" for seat in typed.winners) or "nobody"
             return None, None, f"the game is over; won by {who}"
+        case ChatSaid():
+            return typed.seat, None, f"seat {typed.seat} said: {typed.text}"
+        case ChatSwitched():
+            return None, None, "the host switched the chat " + ("on" if typed.on else "off")
     return None, None, typed.TYPE

@@ -13,6 +13,8 @@ from parlour.engine.actions import Action, ActionKind
 from parlour.service.domain.events import (
     ActionTaken,
     CardsDealt,
+    ChatSaid,
+    ChatSwitched,
     DomainEvent,
     GameAbandoned,
     GameFinished,
@@ -69,4 +71,8 @@ def event_phrase(event: DomainEvent, viewer: int | None) -> Phrase | None:
                 return "event.game_over_nobody", {}
             winners = ", ".join(f"seat {seat}" for seat in event.winners)
             return "event.game_over", {"winners": winners, "count": len(event.winners)}
+        case ChatSaid():
+            return "event.chat_said", {"seat": event.seat, "text": event.text}
+        case ChatSwitched():
+            return ("event.chat_on" if event.on else "event.chat_off"), {}
     return None

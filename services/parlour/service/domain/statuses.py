@@ -44,3 +44,6 @@ class EventType(StrEnum):
     GAME_ABANDONED = "GameAbandoned"  # no person acted in time: ends, scores as they stand
     # moderation (issue 30)
     SEAT_REMOVED = "SeatRemoved"  # the host removed a person from a seat before the start
+    # table chat (issue 32)
+    CHAT_SAID = "ChatSaid"  # a seat said a line at the table (public)
+    CHAT_SWITCHED = "ChatSwitched"  # the host switched the table's chat on or off

@@ -4,6 +4,10 @@
 seat (GetView, Watch, GetReplay as a spectator). Published in the catalogue
 beside each game's options and the clock's, so a setup screen offers it
 without a client change; a table shows it among its options only when off.
+
+``chat`` (issue 32): "on" (the default) or "off"; whether the seats may chat
+at the table from the start (the host switches it during the game,
+``app/chat.py``). Shown among a table's options only when off.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 from parlour.engine.options import OptionSpec, OptionType, resolve_options
 
 SPECTATORS = "spectators"
+CHAT = "chat"
 
 TABLE_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
@@ -22,6 +27,13 @@ TABLE_OPTIONS: tuple[OptionSpec, ...] = (
         "on",
         ("on", "off"),
         "Whether people without a seat may watch the table and read its replay.",
+    ),
+    OptionSpec(
+        CHAT,
+        OptionType.CHOICE,
+        "on",
+        ("on", "off"),
+        "Whether the seats may chat at the table (the host may switch it during the game).",
     ),
 )
 TABLE_NAMES = frozenset(spec.name for spec in TABLE_OPTIONS)

@@ -47,6 +47,11 @@ and ``spectators`` (false: no spectators); ``SeatTaken`` ``account_id``
 written before has none of them and folds as before: every seat open, every
 table open to spectators, nobody barred.
 
+Issue 32 (table chat) added ``TableHosted`` ``chat`` (false: the table starts
+with its chat off; absent: on) and the types ``ChatSaid`` (``seat``, ``text``,
+``player_name``) and ``ChatSwitched`` (``on``), at version 1. They carry no
+digest and change no game state.
+
 Every other event type is at version 1.
 """
 

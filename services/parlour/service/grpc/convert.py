@@ -27,8 +27,8 @@ from parlour.engine.actions import ActionKind
 from parlour.engine.registry import GameInfo
 from parlour.engine.view import View
 from parlour.service.domain.clock import CLOCK_OPTIONS
-from parlour.service.domain.events import CardsDealt, decode
-from parlour.service.domain.fold import describe
+from parlour.service.domain.events import CardsDealt, ChatSaid, decode
+from parlour.service.domain.fold import ChatEntry, describe
 from parlour.service.domain.phrases import event_phrase
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.domain.table_options import TABLE_OPTIONS
@@ -166,8 +166,19 @@ def any_view(
     return message
 
 
+def chat_line(entry: ChatEntry) -> play_pb2.ChatLine:
+    """A chat line as the contract carries it (the same for every viewer)."""
+    line = play_pb2.ChatLine(
+        version=entry.version, seat=entry.seat, player_name=entry.player_name, text=entry.text
+    )
+    line.said_at.FromDatetime(entry.said_at)
+    return line
+
+
 def fill_clock(message: play_pb2.View, snap: SeatView) -> None:
     """The turn clocks, away seats and an ending without a finished game (issue 12)."""
+    message.chat.extend(chat_line(entry) for entry in snap.chat)
+    message.chat_enabled = snap.chat_on
     if snap.away or snap.deadlines:
         now = datetime.now(UTC)
         for player in message.players:
@@ -197,6 +208,12 @@ def public_event(event: StoredEvent, viewer: int | None) -> play_pb2.PublicEvent
     message = play_pb2.PublicEvent(version=event.seq, type=event.type, text=text)
     if isinstance(typed, CardsDealt):  # public from the start: the deck and salt are not
         message.deal_commitment = typed.commitment or ""
+    elif isinstance(typed, ChatSaid):  # public: the same line for every viewer
+        message.chat.CopyFrom(
+            chat_line(
+                ChatEntry(event.seq, typed.seat, typed.player_name, typed.text, event.created_at)
+            )
+        )
     if seat is not None:
         message.seat = seat
     done = ""

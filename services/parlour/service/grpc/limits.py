@@ -101,6 +101,9 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.ActRequest.table_id": ID,
     "parlour.v1.ActRequest.request_id": 100,
     "parlour.v1.ReturnToSeatRequest.table_id": ID,
+    "parlour.v1.SayRequest.table_id": ID,
+    "parlour.v1.SayRequest.text": 400,  # as sent; the line kept: chat.MAX_CHAT_CHARS after NFC
+    "parlour.v1.SetChatRequest.table_id": ID,
     "parlour.v1.Action.card": 8,
     "parlour.v1.Action.text": 64,
     "parlour.v1.Action.more_cards": 12,

@@ -5,12 +5,13 @@ the block one subscriber holds; behind a trusted proxy such as the gateway, the
 address the proxy names in ``x-parlour-client-address``) and, when it has a
 session, by that session (:func:`caller_account`). :class:`RatesInterceptor`
 holds each key to the rates of :class:`Rates` on HostTable, JoinTable, Act,
-GetView and Watch, and on the account calls that cost a password hash or make an
-account (SignIn and ClaimName share one rate; AuthenticateDevice has its own):
-moving windows from the ``limits`` library (a burst of N, then N per period,
-like a token bucket of N refilled over the period); and it caps the Watch
-streams one caller holds open and the spectators watching one table. A call
-past one is RESOURCE_EXHAUSTED with the wait in the trailing metadata key
+GetView and Watch, on the account calls that cost a password hash or make an
+account (SignIn and ClaimName share one rate; AuthenticateDevice has its own),
+and each seat of a table to its chat rate on Say: moving windows from the
+``limits`` library (a burst of N, then N per period, like a token bucket of N
+refilled over the period); and it caps the Watch streams one caller holds open
+and the spectators watching one table. A call past one is RESOURCE_EXHAUSTED
+with the wait in the trailing metadata key
 ``retry-after`` (seconds, a decimal string). A call with the right worker token
 (an AI worker plays many tables) is exempt.
 
@@ -75,6 +76,8 @@ class Rates:
     #: milliseconds a refusal waits before it is answered (never more than the wait
     #: it names): a caller that retries at once is slowed, not served faster
     refusal_delay_ms: int = 1000
+    #: chat lines (PlayService.Say) in 10 seconds per seat of a table (issue 32)
+    chat_per_ten_seconds: int = 5
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,9 @@ _RATED: dict[str, tuple[str, bool]] = {
     "/parlour.v1.ReplayService/GetReplayHand": ("view_per_second", True),
 }
 _WATCH = "/parlour.v1.PlayService/Watch"
+#: chat is held per seat of a table (the key a seat's lines are counted by), over 10 s
+_SAY = "/parlour.v1.PlayService/Say"
+_SAY_PERIOD_SECONDS = 10
 
 
 class RatesInterceptor(WrappingInterceptor):
@@ -202,8 +208,13 @@ class RatesInterceptor(WrappingInterceptor):
             amount = getattr(rates, name)
             if amount > 0:
                 kind = RateLimitItemPerSecond if per_second else RateLimitItemPerMinute
-                per = "second" if per_second else "minute"
+                per = "a second" if per_second else "a minute"
                 self._items[method] = (kind(amount, 1, namespace=name), per)
+        if rates.chat_per_ten_seconds > 0:
+            chat = RateLimitItemPerSecond(
+                rates.chat_per_ten_seconds, _SAY_PERIOD_SECONDS, namespace="chat_per_ten_seconds"
+            )
+            self._items[_SAY] = (chat, f"in {_SAY_PERIOD_SECONDS} seconds")
         #: caller key -> Watch streams it holds open here
         self.streams: Counter[str] = Counter()
         #: table id -> spectator streams open on it here
@@ -249,7 +260,7 @@ class RatesInterceptor(WrappingInterceptor):
                 wait = max(stats.reset_time - time.time(), 0.001)
                 what = method.rsplit("/", 1)[-1]
                 raise Refusal(
-                    f"too many {what} calls: at most {item.amount} a {per} per "
+                    f"too many {what} calls: at most {item.amount} {per} per "
                     f"{key.split(' ', 1)[0]}; retry in {wait:.1f} s",
                     wait,
                 )
@@ -285,7 +296,7 @@ class RatesInterceptor(WrappingInterceptor):
     # -- wrapping the handlers ----------------------------------------------------------
 
     def wrap(self, handler: Handler, method: str) -> Handler:
-        if method not in _RATED:
+        if method not in _RATED and method != _SAY:
             return handler
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
@@ -305,7 +316,10 @@ class RatesInterceptor(WrappingInterceptor):
         async def rated(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             if not self.is_worker(context):
                 try:
-                    await self.check_rate(method, await self.caller_keys(context))
+                    keys = (
+                        _seat_keys(request) if method == _SAY else await self.caller_keys(context)
+                    )
+                    await self.check_rate(method, keys)
                 except Refusal as refused:
                     await self.refuse(context, refused)
             return await behaviour(request, context)
@@ -350,6 +364,11 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], refused: Refusal) 
     code, wait = grpc.StatusCode.RESOURCE_EXHAUSTED, f"{refused.wait:.3f}"
     said = details(code, refused.message, "RATE_LIMITED", {"wait_seconds": wait})
     await context.abort(code, refused.message, trailing_metadata=((RETRY_AFTER_KEY, wait), *said))
+
+
+def _seat_keys(request: Any) -> list[str]:
+    """The key a chat line is counted by: its table's seat (whoever sends it)."""
+    return [f"seat {getattr(request, 'table_id', '')}/{getattr(request, 'seat', 0)}"]
 
 
 def _spectated_table(request: Any) -> str | None:

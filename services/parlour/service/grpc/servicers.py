@@ -277,6 +277,20 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
             view=convert.any_view(seen.view, seen.table, request.seat, seen),
         )
 
+    @unary
+    async def Say(self, request: play_pb2.SayRequest, context: Context) -> play_pb2.SayResponse:
+        version = await self.app.say(
+            request.table_id, request.seat, await self._who(context), request.text
+        )
+        return play_pb2.SayResponse(version=version)
+
+    @unary
+    async def SetChat(
+        self, request: play_pb2.SetChatRequest, context: Context
+    ) -> play_pb2.SetChatResponse:
+        version = await self.app.set_chat(request.table_id, request.on, await self._who(context))
+        return play_pb2.SetChatResponse(version=version)
+
     @streaming
     async def Watch(
         self, request: play_pb2.WatchRequest, context: Context
