@@ -36,7 +36,9 @@ version, older stored events are upcast by the server):
                   and, with players' entropy, "players_entropy": true,
                   "server_seed_commitment" (hex) and "server_seed" (hex; left
                   out, redacted, until the game is over).
-  "SeatTaken"     {"seat", "player_name"} and "entropy" (hex) if the seat contributed.
+  "SeatTaken"     {"seat", "player_name"} and "entropy" (hex) if the seat contributed,
+                  "account_id" if it was taken with a session (an account's public
+                  id, as in HomeService's histories and ratings).
   "SeatLeft"      {"seat"}
   "GameStarted"   {} or, with players' entropy, {"contributions": [hex per seat, in
                   seat order; "" for a seat that gave none]}
@@ -64,6 +66,11 @@ version, older stored events are upcast by the server):
   "TableExpired"  {}: an open table nobody started in time.
   "GameAbandoned" {"scores": [...], "winners": []}: no person acted in time;
                   the game ended with the scores as they stood, no winner.
+  "SeatRemoved"   {"seat", "account_id"}: the host removed a person before the
+                  start (LobbyService.RemoveFromSeat); the seat is open again.
+  "ChatSaid"      {"seat", "text", "player_name"}: a line of the table's chat
+                  (PlayService.Say); public, never redacted, no digest.
+  "ChatSwitched"  {"on"}: the host switched the chat on or off (SetChat).
 """
 
 from collections import abc as _abc
