@@ -14,7 +14,8 @@ machine of its own), so the victim's timings are the server's answer, not a
 client event loop shared with the flood. The callers are told apart by their
 source address: the victim connects through a relay from 127.0.0.2, the
 spectators from 127.0.1.1-20 and the hosts of the grabbed tables from
-127.0.2.1-5 (all loopback); the attacker is 127.0.0.1. Every figure is from a
+127.0.2.1-5 (all loopback); the attacker is 127.0.0.1. Each ratio to the
+victim alone comes with a 95 % bootstrap interval. Every figure is from a
 2-core machine that also runs the attacker, the victim and Postgres (and
 whatever else runs on it).
 """
@@ -26,6 +27,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import random
 import socket
 import statistics
 import sys
@@ -183,12 +185,36 @@ def p50_p95(timings: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
 
 
+def ratio_interval(
+    timings: list[float], alone: list[float], at: float, draws: int = 2000
+) -> tuple[float, float]:
+    """A 95 % bootstrap interval of the ratio of the ``at`` quantiles (0.5: p50) of
+    ``timings`` to ``alone``: each side resampled on its own, as each was timed."""
+    chooser = random.Random(7)
+
+    def quantile(sample: list[float]) -> float:
+        ordered = sorted(sample)
+        return ordered[min(len(ordered) - 1, int(len(ordered) * at))]
+
+    ratios = sorted(
+        quantile(chooser.choices(timings, k=len(timings)))
+        / quantile(chooser.choices(alone, k=len(alone)))
+        for _ in range(draws)
+    )
+    return ratios[int(draws * 0.025)], ratios[int(draws * 0.975)]
+
+
 def percentiles(timings: list[float], alone: list[float] | None = None) -> str:
     p50, p95 = p50_p95(timings)
     line = f"p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  ({len(timings)} acts)"
     if alone:
         base50, base95 = p50_p95(alone)
-        line += f"  x{p50 / base50:4.2f} / x{p95 / base95:4.2f} of alone"
+        low50, high50 = ratio_interval(timings, alone, 0.5)
+        low95, high95 = ratio_interval(timings, alone, 0.95)
+        line += (
+            f"  of alone: p50 x{p50 / base50:4.2f} [{low50:4.2f}-{high50:4.2f}],"
+            f" p95 x{p95 / base95:4.2f} [{low95:4.2f}-{high95:4.2f}]"
+        )
     return line
 
 
