@@ -426,6 +426,82 @@ class GetTableRatingsResponse(_message.Message):
 Global___GetTableRatingsResponse: _TypeAlias = GetTableRatingsResponse  # noqa: Y015
 
 @_typing.final
+class GetTablesRatingsRequest(_message.Message):
+    """Request for HomeService.GetTablesRatings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_IDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The tables' ids. At most 50 ids, each at most 64 characters."""
+
+    def __init__(
+        self,
+        *,
+        table_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_ids", b"table_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTablesRatingsRequest: _TypeAlias = GetTablesRatingsRequest  # noqa: Y015
+
+@_typing.final
+class TableRatings(_message.Message):
+    """One table's seats' ratings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table's id."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatRating]:
+        """One per seat, in seat order (as GetTableRatingsResponse.seats)."""
+
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        seats: _abc.Iterable[Global___SeatRating] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TableRatings: _TypeAlias = TableRatings  # noqa: Y015
+
+@_typing.final
+class GetTablesRatingsResponse(_message.Message):
+    """Response of HomeService.GetTablesRatings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TableRatings]:
+        """One per table asked for that exists, in the order asked."""
+
+    def __init__(
+        self,
+        *,
+        tables: _abc.Iterable[Global___TableRatings] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTablesRatingsResponse: _TypeAlias = GetTablesRatingsResponse  # noqa: Y015
+
+@_typing.final
 class Rematch(_message.Message):
     """A rematch: an ended table's "play again"."""
 

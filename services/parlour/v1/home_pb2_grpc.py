@@ -50,6 +50,11 @@ class HomeServiceStub:
                 request_serializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsRequest.SerializeToString,
                 response_deserializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsResponse.FromString,
                 _registered_method=True)
+        self.GetTablesRatings = channel.unary_unary(
+                '/parlour.v1.HomeService/GetTablesRatings',
+                request_serializer=parlour_dot_v1_dot_home__pb2.GetTablesRatingsRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_home__pb2.GetTablesRatingsResponse.FromString,
+                _registered_method=True)
         self.PlayAgain = channel.unary_unary(
                 '/parlour.v1.HomeService/PlayAgain',
                 request_serializer=parlour_dot_v1_dot_home__pb2.PlayAgainRequest.SerializeToString,
@@ -89,6 +94,16 @@ class HomeServiceServicer:
         """The rating of each seat of a table (the account's, or the bot level's), to
         show beside the names at the table and in the lobby. No session needed.
         Errors: NOT_FOUND no such table.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTablesRatings(self, request, context):
+        """GetTableRatings for many tables in one call (the lobby's list: one call per
+        refresh, not one per table). A table id that names no table is left out of
+        the answer. No session needed.
+        Errors: INVALID_ARGUMENT more than 50 table ids.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -137,6 +152,11 @@ def add_HomeServiceServicer_to_server(servicer, server):
                     servicer.GetTableRatings,
                     request_deserializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsRequest.FromString,
                     response_serializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsResponse.SerializeToString,
+            ),
+            'GetTablesRatings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTablesRatings,
+                    request_deserializer=parlour_dot_v1_dot_home__pb2.GetTablesRatingsRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_home__pb2.GetTablesRatingsResponse.SerializeToString,
             ),
             'PlayAgain': grpc.unary_unary_rpc_method_handler(
                     servicer.PlayAgain,
@@ -231,6 +251,33 @@ class HomeService:
             '/parlour.v1.HomeService/GetTableRatings',
             parlour_dot_v1_dot_home__pb2.GetTableRatingsRequest.SerializeToString,
             parlour_dot_v1_dot_home__pb2.GetTableRatingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTablesRatings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.HomeService/GetTablesRatings',
+            parlour_dot_v1_dot_home__pb2.GetTablesRatingsRequest.SerializeToString,
+            parlour_dot_v1_dot_home__pb2.GetTablesRatingsResponse.FromString,
             options,
             channel_credentials,
             insecure,

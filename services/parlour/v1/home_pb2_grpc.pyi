@@ -67,6 +67,12 @@ class HomeServiceStub:
     show beside the names at the table and in the lobby. No session needed.
     Errors: NOT_FOUND no such table.
     """
+    GetTablesRatings: _grpc.UnaryUnaryMultiCallable[_home_pb2.GetTablesRatingsRequest, _home_pb2.GetTablesRatingsResponse]
+    """GetTableRatings for many tables in one call (the lobby's list: one call per
+    refresh, not one per table). A table id that names no table is left out of
+    the answer. No session needed.
+    Errors: INVALID_ARGUMENT more than 50 table ids.
+    """
     PlayAgain: _grpc.UnaryUnaryMultiCallable[_home_pb2.PlayAgainRequest, _home_pb2.PlayAgainResponse]
     """"Play again" after a game ended: the same game, options and seats at a new
     table. The first person to ask hosts it (in their own seat; the bots come
@@ -106,6 +112,12 @@ class HomeServiceAsyncStub(HomeServiceStub):
     """The rating of each seat of a table (the account's, or the bot level's), to
     show beside the names at the table and in the lobby. No session needed.
     Errors: NOT_FOUND no such table.
+    """
+    GetTablesRatings: _aio.UnaryUnaryMultiCallable[_home_pb2.GetTablesRatingsRequest, _home_pb2.GetTablesRatingsResponse]  # type: ignore[assignment]
+    """GetTableRatings for many tables in one call (the lobby's list: one call per
+    refresh, not one per table). A table id that names no table is left out of
+    the answer. No session needed.
+    Errors: INVALID_ARGUMENT more than 50 table ids.
     """
     PlayAgain: _aio.UnaryUnaryMultiCallable[_home_pb2.PlayAgainRequest, _home_pb2.PlayAgainResponse]  # type: ignore[assignment]
     """"Play again" after a game ended: the same game, options and seats at a new
@@ -161,6 +173,18 @@ class HomeServiceServicer(metaclass=_abc_1.ABCMeta):
         """The rating of each seat of a table (the account's, or the bot level's), to
         show beside the names at the table and in the lobby. No session needed.
         Errors: NOT_FOUND no such table.
+        """
+
+    @_abc_1.abstractmethod
+    def GetTablesRatings(
+        self,
+        request: _home_pb2.GetTablesRatingsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_home_pb2.GetTablesRatingsResponse, _abc.Awaitable[_home_pb2.GetTablesRatingsResponse]]:
+        """GetTableRatings for many tables in one call (the lobby's list: one call per
+        refresh, not one per table). A table id that names no table is left out of
+        the answer. No session needed.
+        Errors: INVALID_ARGUMENT more than 50 table ids.
         """
 
     @_abc_1.abstractmethod

@@ -132,6 +132,8 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.GetLeaderboardRequest.game": GAME,
     "parlour.v1.GetLeaderboardRequest.page_token": 200,
     "parlour.v1.GetTableRatingsRequest.table_id": ID,
+    "parlour.v1.GetTablesRatingsRequest.table_ids": 50,
+    "parlour.v1.GetTablesRatingsRequest.table_ids.item": ID,
     "parlour.v1.PlayAgainRequest.table_id": ID,
     "parlour.v1.GetRematchRequest.table_id": ID,
 }
