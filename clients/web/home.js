@@ -32,6 +32,11 @@ export function ratingText(rating) {
   return rating.provisional ? `${ordinal}?` : ordinal;
 }
 
+/** A rating's badge as HTML: the ordinal, its title saying how many games. */
+export function ratingBadge(rating) {
+  return `<span class="rating${rating.provisional ? " provisional" : ""}" title="${escape(ratingTitle(rating))}">${escape(ratingText(rating))}</span>`;
+}
+
 function ratingTitle(rating) {
   return t(rating.provisional ? "home.rating_provisional_title" : "home.rating_title", {
     ordinal: Number(rating.ordinal || 0).toFixed(1),
