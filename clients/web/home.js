@@ -235,13 +235,28 @@ function drawRematch(box, tableId) {
   if (!state.rematchTableId) {
     html = `<button class="primary" data-play-again>${escape(t("home.play_again"))}</button><span class="muted">${escape(bots)}</span>`;
   } else if (!me.accepted) {
+    // a seat held for its old player until they accept or decline (or the hold times out)
+    const note = me.declined ? t("home.rematch_declined") : me.held ? t("home.rematch_held") : "";
     html = `<p>${escape(t("home.rematch_offer", { names: accepted.join(", "), count: accepted.length }))}${escape(bots)}</p>` +
-      `<button class="primary" data-play-again>${escape(t("home.rematch_accept"))}</button>`;
+      (note ? `<p class="muted rematch-note">${escape(note)}</p>` : "") +
+      `<button class="primary" data-play-again>${escape(t("home.rematch_accept"))}</button>` +
+      (me.declined ? "" : `<button data-decline-rematch>${escape(t("home.rematch_decline"))}</button>`);
   } else {
     html = state.started ? "" : `<p class="muted">${escape(t("home.rematch_waiting", { names: waiting.join(", ") }))}</p>`;
     html += `<button class="primary" data-play-again>${escape(t("home.rematch_go"))}</button>`;
   }
   box.innerHTML = html + `<p class="refusal" role="alert"></p>`;
+  const decline = box.querySelector("[data-decline-rematch]");
+  if (decline) {
+    decline.onclick = async () => {
+      try {
+        rematches.set(tableId, (await rpc("HomeService/DeclineRematch", { tableId })).rematch || {});
+        drawRematch(box, tableId);
+      } catch (error) {
+        box.querySelector(".refusal").textContent = refusalWords(error, null);
+      }
+    };
+  }
   box.querySelector("[data-play-again]").onclick = async () => {
     try {
       const answer = await rpc("HomeService/PlayAgain", { tableId });

@@ -84,7 +84,7 @@ def rematch_message(state: RematchState) -> home_pb2.Rematch:
     """An ended table's rematch: who accepted (a bot always has)."""
     rematch = state.rematch
     taken = {row.seat for row in rematch.seat_rows if row.occupied} if rematch else set()
-    return home_pb2.Rematch(
+    message = home_pb2.Rematch(
         table_id=state.ended.table_id,
         rematch_table_id=rematch.table_id if rematch else "",
         started=rematch is not None and rematch.status != TableStatus.OPEN,
@@ -96,10 +96,15 @@ def rematch_message(state: RematchState) -> home_pb2.Rematch:
                 player_name=row.player_name or "",
                 bot_level=row.bot_level or "" if row.kind == SeatKind.BOT else "",
                 accepted=row.seat in taken,
+                held=row.seat in state.holds,
+                declined=row.seat in state.declined,
             )
             for row in state.ended.seat_rows
         ],
     )
+    if state.holds:
+        message.held_until.FromDatetime(min(hold.until for hold in state.holds.values()))
+    return message
 
 
 class HomeServicer(home_pb2_grpc.HomeServiceServicer):
@@ -183,3 +188,11 @@ class HomeServicer(home_pb2_grpc.HomeServiceServicer):
         credentials = await self._account(context)
         state = await self.app.rematches.state(request.table_id, credentials.account_id)
         return home_pb2.GetRematchResponse(rematch=rematch_message(state))
+
+    @unary
+    async def DeclineRematch(
+        self, request: home_pb2.DeclineRematchRequest, context: Context
+    ) -> home_pb2.DeclineRematchResponse:
+        credentials = await self._account(context)
+        state = await self.app.rematches.decline(request.table_id, credentials)
+        return home_pb2.DeclineRematchResponse(rematch=rematch_message(state))

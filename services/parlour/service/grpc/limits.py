@@ -136,6 +136,7 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.GetTablesRatingsRequest.table_ids.item": ID,
     "parlour.v1.PlayAgainRequest.table_id": ID,
     "parlour.v1.GetRematchRequest.table_id": ID,
+    "parlour.v1.DeclineRematchRequest.table_id": ID,
 }
 
 #: Call-metadata keys the service reads -> the longest value it accepts (tokens are 43 characters).
