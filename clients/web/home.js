@@ -6,7 +6,7 @@
 import { rpc, saveSeat } from "./api.js";
 import { lang, t } from "./i18n.js";
 import { escape } from "./summary.js";
-import { botLevelLabel, gameText, refusalWords } from "./words.js";
+import { botLevelLabel, gameText, localName, refusalWords } from "./words.js";
 
 const PAGE = 20;
 
@@ -66,7 +66,7 @@ function resultText(game) {
 
 function playerText(player) {
   const name = player.playerName || t("home.open_seat");
-  if (player.kind === "SEAT_KIND_BOT") return name;
+  if (player.kind === "SEAT_KIND_BOT") return localName(name);
   return player.mine ? `${name} ${t("seat.you_mark")}` : name;
 }
 

@@ -2,7 +2,7 @@
 // schema and bot levels), join or watch an open table, rejoin a saved seat.
 import { forgetSeat, rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { randomHex } from "./fairdeal.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { ratingBadge } from "./home.js";
 import { closedToSpectators, inviteOnly, inviteToggle, wireInviteToggles } from "./moderation.js";
 import { escape } from "./summary.js";
@@ -126,6 +126,19 @@ export class LobbyScreen {
     box.querySelectorAll("[data-forget]").forEach((b) => { b.onclick = () => { forgetSeat(b.dataset.forget); this.renderMine(); }; });
   }
 
+  /** A table's name as listed: the server's default ("Ada's Crazy 8s table", for a table
+   *  hosted without a name, e.g. by a program) said in the page's language. */
+  tableName(table) {
+    const game = this.games.find((g) => g.id === table.game);
+    const name = table.name || "";
+    if (!game) return name || this.gameName(table.game);
+    const suffix = ` ${game.name} table`;
+    if (lang() !== "en" && name.endsWith(`'s${suffix}`)) {
+      return t("lobby.table_name", { name: name.slice(0, -`'s${suffix}`.length), game: gameText(game, "name") });
+    }
+    return name || this.gameName(table.game);
+  }
+
   gameName(id) {
     const game = this.games.find((g) => g.id === id);
     return game ? gameText(game, "name") : id || t("lobby.a_table");
@@ -179,7 +192,7 @@ export class LobbyScreen {
       const taken = seats.filter((s) => s.occupied).length;
       const players = seats.filter((s) => s.occupied && (s.kind === "SEAT_KIND_BOT" || s.playerName)).map((s) => this.playerHtml(t, s));
       const canJoin = joinable && !mine[t.tableId] && taken < seats.length;
-      return `<li data-table="${escape(t.tableId)}"><span><strong>${escape(t.name || this.gameName(t.game))}</strong>` +
+      return `<li data-table="${escape(t.tableId)}"><span><strong>${escape(this.tableName(t))}</strong>` +
         `<small>${escape(this.gameName(t.game))} · ${escape(say("lobby.seats_taken", { count: taken, seats: t.seatCount }))}</small>${players.length ? `<small class="lobby-players">${players.join(", ")}</small>` : ""}</span>` +
         `<span class="buttons">${canJoin ? `<button class="primary" data-join="${escape(t.tableId)}">${escape(say("lobby.join"))}</button>` : ""}` +
         `${mine[t.tableId] ? `<button class="primary" data-rejoin="${escape(t.tableId)}">${escape(say("lobby.rejoin"))}</button>`
