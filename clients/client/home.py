@@ -48,3 +48,13 @@ async def get_table_ratings(client: ParlourClient, table_id: str) -> list[home_p
     request = home_pb2.GetTableRatingsRequest(table_id=table_id)
     response: home_pb2.GetTableRatingsResponse = await _call(client, "GetTableRatings", request)
     return list(response.seats)
+
+
+async def get_tables_ratings(
+    client: ParlourClient, table_ids: list[str]
+) -> dict[str, list[home_pb2.SeatRating]]:
+    """Each table's seats' ratings in one call (at most 50 tables; a table that is gone
+    is left out)."""
+    request = home_pb2.GetTablesRatingsRequest(table_ids=table_ids)
+    response: home_pb2.GetTablesRatingsResponse = await _call(client, "GetTablesRatings", request)
+    return {entry.table_id: list(entry.seats) for entry in response.tables}

@@ -24,10 +24,12 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from parlour.client import ParlourError
+from parlour.client.home import get_tables_ratings
 from parlour.v1 import accounts_pb2, catalogue_pb2, lobby_pb2
 from parlour.words import option_label, option_value
 
 from .account import AccountScreen, who
+from .history import rating_text
 from .saved import SavedSeat
 from .session import session
 from .setup import PERSON, SetupScreen, TableSetup
@@ -64,6 +66,22 @@ def rules_markdown(game: catalogue_pb2.GameInfo) -> str:
     return "\n".join(lines)
 
 
+def seated_players(table: lobby_pb2.Table, ratings: dict[int, str]) -> str:
+    """The players seated at an open table, each with their rating ("Ada 3.4?"); a bot
+    by its level in words ("computer (random)")."""
+    names = []
+    for seat in table.seats:
+        if not seat.occupied:
+            continue
+        if seat.kind == lobby_pb2.SEAT_KIND_BOT:
+            name = t("setup.computer", level=option_value(seat.bot_level))
+        else:
+            name = seat.player_name
+        rating = ratings.get(seat.seat)
+        names.append(f"{name} {rating}" if rating else name)
+    return ", ".join(name for name in names if name)
+
+
 def seats_taken(table: lobby_pb2.Table) -> str:
     taken = sum(1 for seat in table.seats if seat.occupied)
     return f"{taken}/{table.seat_count}"
@@ -89,6 +107,8 @@ class LobbyScreen(Screen[None]):
         #: (game, language) -> the game with its rules, as the server sent them
         self.full_rules: dict[tuple[str, str], catalogue_pb2.GameInfo] = {}
         self.open_tables: list[lobby_pb2.Table] = []
+        #: table id -> seat -> its rating as shown, for the open tables listed
+        self.ratings: dict[str, dict[int, str]] = {}
         self.my_seats: list[SavedSeat] = []
 
     def compose(self) -> ComposeResult:
@@ -123,7 +143,9 @@ class LobbyScreen(Screen[None]):
         self.query_one("#rules").border_title = t("rules.title")
         self.query_one("#open-panel").border_title = "Open tables (j)"
         self.query_one("#mine-panel").border_title = "Your seats (r)"
-        self.query_one("#tables", DataTable).add_columns("table", "game", "seats", "id")
+        self.query_one("#tables", DataTable).add_columns(
+            "table", "game", "seats", t("home.col.players"), "id"
+        )
         self.query_one("#mine", DataTable).add_columns("game", "seat", "table")
         self.query_one("#games").focus()
         self.action_refresh()
@@ -147,17 +169,34 @@ class LobbyScreen(Screen[None]):
                 if self.games:
                     games.highlighted = 0
             self.open_tables = await client.list_tables(status="open")
+            self.ratings = await self._ratings(self.open_tables)
             self._show_tables()
         except ParlourError as error:
             self.say(f"The server at {self.server} does not answer: {error.message}", "red")
         except NoMatches:  # the app closed while the server was answering
             return
 
+    async def _ratings(self, tables: list[lobby_pb2.Table]) -> dict[str, dict[int, str]]:
+        """The listed tables' seats' ratings, in one call (none: the names alone)."""
+        if not tables:
+            return {}
+        try:
+            found = await get_tables_ratings(
+                session(self).client, [table.table_id for table in tables[:50]]
+            )
+        except ParlourError:
+            return {}
+        return {
+            table_id: {s.seat: rating_text(s.rating) for s in seats if s.HasField("rating")}
+            for table_id, seats in found.items()
+        }
+
     def _show_tables(self) -> None:
         tables = self.query_one("#tables", DataTable)
         tables.clear()
         for table in self.open_tables:
-            tables.add_row(table.name, table.game, seats_taken(table), table.table_id)
+            players = seated_players(table, self.ratings.get(table.table_id, {}))
+            tables.add_row(table.name, table.game, seats_taken(table), players, table.table_id)
         self.my_seats = session(self).seat_book.load()
         mine = self.query_one("#mine", DataTable)
         mine.clear()

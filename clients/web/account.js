@@ -56,7 +56,7 @@ async function adoptSeats() {
   const saved = savedSeats();
   for (const held of seats) {
     if (!saved[held.tableId]) {
-      saveSeat(held.tableId, { seat: held.seat || 0, name: current.name || "you", game: held.game, account: current.accountId });
+      saveSeat(held.tableId, { seat: held.seat || 0, name: current.name || "", game: held.game, account: current.accountId });
     }
   }
 }
@@ -206,5 +206,7 @@ export function renderAccount(box, { onChange }) {
     form.elements.name.focus();
   };
 
+  // the header's words follow the language (setLang says when it changes)
+  document.addEventListener("parlour:language", draw);
   draw();
 }

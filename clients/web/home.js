@@ -6,7 +6,7 @@
 import { rpc, saveSeat } from "./api.js";
 import { lang, t } from "./i18n.js";
 import { escape } from "./summary.js";
-import { botLevelLabel, gameText, refusalWords } from "./words.js";
+import { botLevelLabel, gameText, localName, refusalWords } from "./words.js";
 
 const PAGE = 20;
 
@@ -30,6 +30,11 @@ export function ratingText(rating) {
   if (!rating) return "";
   const ordinal = Number(rating.ordinal || 0).toFixed(1);
   return rating.provisional ? `${ordinal}?` : ordinal;
+}
+
+/** A rating's badge as HTML: the ordinal, its title saying how many games. */
+export function ratingBadge(rating) {
+  return `<span class="rating${rating.provisional ? " provisional" : ""}" title="${escape(ratingTitle(rating))}">${escape(ratingText(rating))}</span>`;
 }
 
 function ratingTitle(rating) {
@@ -61,7 +66,7 @@ function resultText(game) {
 
 function playerText(player) {
   const name = player.playerName || t("home.open_seat");
-  if (player.kind === "SEAT_KIND_BOT") return name;
+  if (player.kind === "SEAT_KIND_BOT") return localName(name);
   return player.mine ? `${name} ${t("seat.you_mark")}` : name;
 }
 
@@ -230,13 +235,28 @@ function drawRematch(box, tableId) {
   if (!state.rematchTableId) {
     html = `<button class="primary" data-play-again>${escape(t("home.play_again"))}</button><span class="muted">${escape(bots)}</span>`;
   } else if (!me.accepted) {
+    // a seat held for its old player until they accept or decline (or the hold times out)
+    const note = me.declined ? t("home.rematch_declined") : me.held ? t("home.rematch_held") : "";
     html = `<p>${escape(t("home.rematch_offer", { names: accepted.join(", "), count: accepted.length }))}${escape(bots)}</p>` +
-      `<button class="primary" data-play-again>${escape(t("home.rematch_accept"))}</button>`;
+      (note ? `<p class="muted rematch-note">${escape(note)}</p>` : "") +
+      `<button class="primary" data-play-again>${escape(t("home.rematch_accept"))}</button>` +
+      (me.declined ? "" : `<button data-decline-rematch>${escape(t("home.rematch_decline"))}</button>`);
   } else {
     html = state.started ? "" : `<p class="muted">${escape(t("home.rematch_waiting", { names: waiting.join(", ") }))}</p>`;
     html += `<button class="primary" data-play-again>${escape(t("home.rematch_go"))}</button>`;
   }
   box.innerHTML = html + `<p class="refusal" role="alert"></p>`;
+  const decline = box.querySelector("[data-decline-rematch]");
+  if (decline) {
+    decline.onclick = async () => {
+      try {
+        rematches.set(tableId, (await rpc("HomeService/DeclineRematch", { tableId })).rematch || {});
+        drawRematch(box, tableId);
+      } catch (error) {
+        box.querySelector(".refusal").textContent = refusalWords(error, null);
+      }
+    };
+  }
   box.querySelector("[data-play-again]").onclick = async () => {
     try {
       const answer = await rpc("HomeService/PlayAgain", { tableId });

@@ -35,7 +35,10 @@ export function setLang(code) {
   if (!CATALOGUES[code]) return;
   current = code;
   try { localStorage.setItem(KEY, code); } catch { /* private mode: for this page only */ }
-  if (globalThis.document) document.documentElement.lang = code;
+  if (globalThis.document) {
+    document.documentElement.lang = code;
+    document.dispatchEvent(new Event("parlour:language"));  // e.g. the account header redraws
+  }
 }
 
 if (globalThis.document) document.documentElement.lang = current;

@@ -2,7 +2,8 @@
 // schema and bot levels), join or watch an open table, rejoin a saved seat.
 import { forgetSeat, rpc, saveName, saveSeat, savedName, savedSeats } from "./api.js";
 import { randomHex } from "./fairdeal.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
+import { ratingBadge } from "./home.js";
 import { closedToSpectators, inviteOnly, inviteToggle, wireInviteToggles } from "./moderation.js";
 import { escape } from "./summary.js";
 import { botLevelLabel, gameText, optionDescription, optionLabel, optionValue, refusalWords } from "./words.js";
@@ -125,6 +126,19 @@ export class LobbyScreen {
     box.querySelectorAll("[data-forget]").forEach((b) => { b.onclick = () => { forgetSeat(b.dataset.forget); this.renderMine(); }; });
   }
 
+  /** A table's name as listed: the server's default ("Ada's Crazy 8s table", for a table
+   *  hosted without a name, e.g. by a program) said in the page's language. */
+  tableName(table) {
+    const game = this.games.find((g) => g.id === table.game);
+    const name = table.name || "";
+    if (!game) return name || this.gameName(table.game);
+    const suffix = ` ${game.name} table`;
+    if (lang() !== "en" && name.endsWith(`'s${suffix}`)) {
+      return t("lobby.table_name", { name: name.slice(0, -`'s${suffix}`.length), game: gameText(game, "name") });
+    }
+    return name || this.gameName(table.game);
+  }
+
   gameName(id) {
     const game = this.games.find((g) => g.id === id);
     return game ? gameText(game, "name") : id || t("lobby.a_table");
@@ -135,12 +149,38 @@ export class LobbyScreen {
       const open = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_OPEN", pageSize: 30 })).tables || [];
       const playing = (await rpc("LobbyService/ListTables", { status: "TABLE_STATUS_PLAYING", pageSize: 10 })).tables || [];
       if (this.closed) return;  // the lobby was left while the lists were on their way
+      await this.fetchRatings([...open, ...playing]);
+      if (this.closed) return;
       this.renderList("open-tables", open, true);
       this.renderList("playing-tables", playing, false);
     } catch (error) {
       if (this.closed) return;
       this.$("open-tables").innerHTML = `<li class="muted">${escape(refusalWords(error, null))}</li>`;
     }
+  }
+
+  /**
+   * The seats' ratings of the listed tables (HomeService.GetTablesRatings): one call
+   * for every table whose seated players changed since the last refresh, none if
+   * no table's did. A failed call leaves the names without ratings.
+   */
+  async fetchRatings(tables) {
+    this.ratings = this.ratings || new Map();  // table id -> {who, seats}
+    const who = (table) => (table.seats || []).map((s) => (s.occupied ? `${s.kind}:${s.playerName || ""}` : "")).join("|");
+    const stale = tables.filter((table) => (this.ratings.get(table.tableId) || {}).who !== who(table));
+    if (!stale.length) return;
+    try {
+      const answer = await rpc("HomeService/GetTablesRatings", { tableIds: stale.map((table) => table.tableId) });
+      const found = new Map((answer.tables || []).map((entry) => [entry.tableId, entry.seats || []]));
+      for (const table of stale) this.ratings.set(table.tableId, { who: who(table), seats: found.get(table.tableId) || [] });
+    } catch { /* shown without ratings; asked again at the next refresh */ }
+  }
+
+  /** A seated player as listed: the name (a bot's level in words) and its rating. */
+  playerHtml(table, seat) {
+    const name = seat.kind === "SEAT_KIND_BOT" ? botLevelLabel(seat.botLevel || "") : seat.playerName || "";
+    const rated = (((this.ratings && this.ratings.get(table.tableId)) || {}).seats || []).find((r) => (r.seat || 0) === (seat.seat || 0));
+    return `<span class="lobby-player">${escape(name)}${rated && rated.rating ? ` ${ratingBadge(rated.rating)}` : ""}</span>`;
   }
 
   renderList(id, tables, joinable) {
@@ -150,10 +190,10 @@ export class LobbyScreen {
     list.innerHTML = tables.map((t) => {
       const seats = t.seats || [];
       const taken = seats.filter((s) => s.occupied).length;
-      const people = seats.filter((s) => s.occupied && s.kind !== "SEAT_KIND_BOT").map((s) => s.playerName).filter(Boolean);
+      const players = seats.filter((s) => s.occupied && (s.kind === "SEAT_KIND_BOT" || s.playerName)).map((s) => this.playerHtml(t, s));
       const canJoin = joinable && !mine[t.tableId] && taken < seats.length;
-      return `<li data-table="${escape(t.tableId)}"><span><strong>${escape(t.name || this.gameName(t.game))}</strong>` +
-        `<small>${escape(this.gameName(t.game))} · ${escape(say("lobby.seats_taken", { count: taken, seats: t.seatCount }))}${people.length ? ` · ${escape(people.join(", "))}` : ""}</small></span>` +
+      return `<li data-table="${escape(t.tableId)}"><span><strong>${escape(this.tableName(t))}</strong>` +
+        `<small>${escape(this.gameName(t.game))} · ${escape(say("lobby.seats_taken", { count: taken, seats: t.seatCount }))}</small>${players.length ? `<small class="lobby-players">${players.join(", ")}</small>` : ""}</span>` +
         `<span class="buttons">${canJoin ? `<button class="primary" data-join="${escape(t.tableId)}">${escape(say("lobby.join"))}</button>` : ""}` +
         `${mine[t.tableId] ? `<button class="primary" data-rejoin="${escape(t.tableId)}">${escape(say("lobby.rejoin"))}</button>`
           : closedToSpectators(t) ? "" : `<button data-watch="${escape(t.tableId)}">${escape(say("lobby.watch"))}</button>`}</span></li>`;

@@ -15,7 +15,7 @@ import { endWords, escape, handResult, playerName, renderSummary } from "./summa
 import { decorateRatings, rematchPanel } from "./home.js";
 import {
   SUIT_SYMBOL, cardName, cardWords, directionWords, gameText, joinNames, optionLabel, optionValue,
-  passWords, phaseWords, refusalWords, say, seatName, suitLetter, suitWord,
+  levelWord, localName, passWords, phaseWords, refusalWords, say, seatName, suitLetter, suitWord,
 } from "./words.js";
 
 export const HOLD_MS = Number(new URLSearchParams(location.search).get("hold") || 1400);
@@ -361,7 +361,7 @@ export class TableScreen {
     // a computer player's level goes to the tooltip, so the nameplate stays short
     const bot = player.kind === "SEAT_KIND_BOT" && /^(.*) \(([^)]*)\)$/.exec(player.playerName || "");
     const name = bot ? bot[1] : seatName(view, seat);
-    badge.title = bot ? t("seat.bot_title", { name, level: bot[2] }) : name;
+    badge.title = bot ? t("seat.bot_title", { name, level: levelWord(bot[2]) }) : name;
     const facts = [];
     if (player.bid === "pass") facts.push(escape(t("facts.passed")));
     else if (player.bid) facts.push(escape(t("facts.bid", { bid: say(player.bid, view) })));
@@ -859,8 +859,8 @@ export class TableScreen {
       `<p class="muted">${escape(t("waiting.taken", { count: filled, seats: seats.length || view.seatCount }))}</p>` +
       `<ol class="seat-list">${seats.map((s) =>
         `<li class="${s.occupied ? "taken" : "open"}" data-seat="${s.seat || 0}"><span class="seat-no">${(s.seat || 0) + 1}</span>` +
-        `<span>${escape(s.occupied ? s.playerName || t("waiting.a_player") : t("waiting.open_seat"))}</span>` +
-        `${s.kind === "SEAT_KIND_BOT" ? `<em>${escape(t("waiting.computer", { level: s.botLevel }))}</em>` : ""}` +
+        `<span>${escape(s.occupied ? localName(s.playerName) || t("waiting.a_player") : t("waiting.open_seat"))}</span>` +
+        `${s.kind === "SEAT_KIND_BOT" ? `<em>${escape(t("waiting.computer", { level: levelWord(s.botLevel) }))}</em>` : ""}` +
         `${this.held && this.held.seat === (s.seat || 0) ? `<em>${escape(t("you"))}</em>` : ""}</li>`).join("")}</ol>` +
       (options.length ? `<p class="muted">${options.map(([k, v]) => `${escape(optionLabel(k))}: ${escape(optionValue(v))}`).join(" · ")}</p>` : "") +
       `<label class="invite">${escape(t("waiting.invite"))} <input readonly value="${escape(invite)}"></label>` +

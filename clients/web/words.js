@@ -93,7 +93,18 @@ export function optionValue(value) {
 
 /** A bot level as offered in the setup: "normal" -> "computer (normal)". */
 export function botLevelLabel(level) {
-  return t("bot.level", { level: has(`level.${level}`) ? t(`level.${level}`) : level });
+  return t("bot.level", { level: levelWord(level) });
+}
+
+/** A bot level in the page's language ("losowy" for "random"; an unknown one as it is). */
+export function levelWord(level) {
+  return has(`level.${level}`) ? t(`level.${level}`) : level || "";
+}
+
+/** A player's name as shown: the level the server puts in a computer player's name
+ *  ("Bot 2 (random)", data in English) said in the page's language ("Bot 2 (losowy)"). */
+export function localName(name) {
+  return (name || "").replace(/ \(([a-z]+)\)$/, (all, level) => (has(`level.${level}`) ? ` (${t(`level.${level}`)})` : all));
 }
 
 /** What the table is doing now, in words. */

@@ -123,3 +123,42 @@ def test_two_people_accept_a_rematch_and_the_bot_comes_along(
     assert again["rematchTableId"] == rematch and again["started"]
     assert again["mySeat"] == 2
     assert first.errors == [] and second.errors == []
+
+
+def test_a_held_seat_is_declined_from_the_game_over_panel(
+    browser: Any,  # noqa: F811
+    web_stack: str,  # noqa: F811
+) -> None:
+    """Bea's seat waits for her (a stranger is refused it) until she presses "Not this
+    time"; then anyone may take it. In Polish on her phone."""
+    first = open_page(browser, web_stack, DESKTOP)
+    second = open_page(browser, web_stack, PHONE)
+    third = open_page(browser, web_stack, DESKTOP)
+    for page in (first, second, third):
+        page.wait_for_selector("#account .who", state="attached")
+    ada, bea, cyd = session_cookie(first), session_cookie(second), session_cookie(third)
+    third.context.close()
+    ended = finished_game(web_stack, ada, bea, "random")
+    rematch = call(web_stack, ada, "HomeService/PlayAgain", {"tableId": ended})["rematch"]
+    rematch_id = rematch["rematchTableId"]
+    join = {"tableId": rematch_id, "playerName": "Cyd", "seat": 2}
+    refused = httpx.post(
+        f"{web_stack}/api/LobbyService/JoinTable",
+        json=join,
+        headers={"Authorization": f"Bearer {cyd}"},
+    )
+    assert refused.status_code == 403 and "SEAT_HELD_FOR_REMATCH" in refused.text
+
+    second.select_option("#language", "pl")
+    second.goto(f"{web_stack}/#/watch/{ended}")
+    second.wait_for_selector(".overlay.game-over .rematch-note")
+    assert "czeka na ciebie" in second.inner_text(".overlay.game-over .rematch-note")
+    shot(second, "rematch-held-pl")
+    second.click(".overlay.game-over [data-decline-rematch]")
+    second.wait_for_selector(".overlay.game-over .rematch-note:has-text('Odmówiłeś')")
+    assert second.locator("[data-decline-rematch]").count() == 0
+    shot(second, "rematch-declined-pl")
+    taken = call(web_stack, cyd, "LobbyService/JoinTable", join)
+    assert taken.get("seat") == 2
+    second.select_option("#language", "en")
+    assert first.errors == [] and second.errors == []

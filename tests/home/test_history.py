@@ -209,3 +209,27 @@ async def test_my_games_needs_a_live_session_and_a_page_size_in_range(stubs: Stu
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await stubs.home.GetLeaderboard(home_pb2.GetLeaderboardRequest(game="chess"))
     assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_many_tables_ratings_in_one_call_as_each_tables_own(stubs: Stubs) -> None:
+    """GetTablesRatings: the lobby's list in one call, each table as GetTableRatings
+    answers it; a table that is gone is left out, more than 50 ids refused."""
+    ada, bea, cy = [await signed_in(stubs, name) for name in ("Ada", "Bea", "Cyd")]
+    await play_to_the_end(stubs, await two_seat_table(stubs, ada, bea), [ada, bea])
+    rated = await two_seat_table(stubs, ada, bea, start=False)  # both rated once
+    unrated = await two_seat_table(stubs, cy, ada, start=False)  # Cyd never played
+    asked = [unrated, "nosuchtable", rated, unrated]
+    answer = await stubs.home.GetTablesRatings(home_pb2.GetTablesRatingsRequest(table_ids=asked))
+    assert [entry.table_id for entry in answer.tables] == [unrated, rated]
+    for entry in answer.tables:
+        alone = await stubs.home.GetTableRatings(
+            home_pb2.GetTableRatingsRequest(table_id=entry.table_id)
+        )
+        assert list(entry.seats) == list(alone.seats)
+    by_table = {entry.table_id: entry.seats for entry in answer.tables}
+    assert [s.rating.name for s in by_table[rated]] == ["Ada", "Bea"]
+    assert all(s.rating.games == 1 and s.rating.provisional for s in by_table[rated])
+    assert [s.HasField("rating") for s in by_table[unrated]] == [False, True]
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await stubs.home.GetTablesRatings(home_pb2.GetTablesRatingsRequest(table_ids=[rated] * 51))
+    assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT

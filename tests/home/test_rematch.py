@@ -6,11 +6,17 @@ is back. Refusals change nothing."""
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
 
 from parlour.service.app.parlour import Credentials
-from parlour.service.domain.errors import Barred, NotSignedIn, WrongTableState
+from parlour.service.domain.errors import (
+    Barred,
+    NotSignedIn,
+    SeatHeldForRematch,
+    WrongTableState,
+)
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from tests.home.conftest import Home, account, host_and_start, play_game
 
@@ -79,3 +85,62 @@ async def test_no_rematch_before_the_end(home: Home) -> None:
     with pytest.raises(WrongTableState, match="once the game has ended"):
         await home.app.rematches.play_again(table_id, Credentials(account_id=ada))
     assert await home.store.home.rematch_of(table_id) is None
+
+
+async def test_a_rematch_seat_waits_for_its_old_player_until_they_decline(home: Home) -> None:
+    """Each person's seat at the rematch is held for them: a stranger is refused it
+    (SEAT_HELD_FOR_REMATCH), by number or by taking any seat, and the refusal changes
+    nothing; once they decline, it is an ordinary free seat."""
+    app = home.app
+    ada, bea, cyd = [await account(app, n) for n in ("Ada Rose", "Bea Lu", "Cyd Moe")]
+    ended = await play_game(home, "crazy8s", [ada, ("bot", "random"), bea], random.Random(6))
+    with pytest.raises(WrongTableState, match="no rematch was offered"):
+        await app.rematches.decline(ended, Credentials(account_id=bea))
+    made = await app.rematches.play_again(
+        ended, Credentials(account_id=ada, account_name="Ada Rose")
+    )
+    assert made.state.rematch is not None
+    rematch_id = made.state.rematch.table_id
+    state = await app.rematches.state(ended, bea)
+    assert list(state.holds) == [2] and state.holds[2].account_id == bea
+    assert state.declined == frozenset()
+
+    stranger = Credentials(account_id=cyd, account_name="Cyd Moe")
+    for seat in (2, None):
+        with pytest.raises(SeatHeldForRematch) as refused:
+            await app.join(rematch_id, "Cyd Moe", seat, credentials=stranger)
+        assert refused.value.REASON == "SEAT_HELD_FOR_REMATCH"
+    with pytest.raises(SeatHeldForRematch):  # a person without an account too
+        await app.join(rematch_id, "Dot", None)
+    assert not (await app.get_table(rematch_id)).seat_rows[2].occupied  # nothing changed
+
+    with pytest.raises(Barred, match="only the people who played"):
+        await app.rematches.decline(ended, stranger)
+    with pytest.raises(WrongTableState, match="took your seat"):
+        await app.rematches.decline(ended, Credentials(account_id=ada))
+    declined = await app.rematches.decline(ended, Credentials(account_id=bea))
+    assert declined.holds == {} and declined.declined == frozenset({2})
+    joined = await app.join(rematch_id, "Cyd Moe", None, credentials=stranger)
+    assert joined.seat == 2 and joined.table.seat_rows[2].account_id == cyd
+
+
+async def test_a_rematch_seat_is_free_for_anyone_once_its_hold_times_out(home: Home) -> None:
+    app = home.app
+    ada, bea, cyd = [await account(app, n) for n in ("Ada Rose", "Bea Lu", "Cyd Moe")]
+    ended = await play_game(home, "crazy8s", [ada, bea], random.Random(7))
+    made = await app.rematches.play_again(
+        ended, Credentials(account_id=ada, account_name="Ada Rose")
+    )
+    assert made.state.rematch is not None
+    rematch_id = made.state.rematch.table_id
+    stranger = Credentials(account_id=cyd, account_name="Cyd Moe")
+    with pytest.raises(SeatHeldForRematch):
+        await app.join(rematch_id, "Cyd Moe", 1, credentials=stranger)
+    # the hold's time passed (a hold of no time: every hold made is over)
+    app.lobby.rematch_hold = timedelta(0)
+    assert (await app.rematches.state(ended, bea)).holds == {}
+    joined = await app.join(rematch_id, "Cyd Moe", 1, credentials=stranger)
+    assert joined.seat == 1
+    # Bea's "play again" now finds her seat taken
+    with pytest.raises(WrongTableState):
+        await app.rematches.play_again(ended, Credentials(account_id=bea, account_name="Bea Lu"))

@@ -106,6 +106,7 @@ async def test_your_games_opens_a_replay_and_the_leaderboard(
         assert isinstance(screen, TableScreen)
         await wait_until(pilot, lambda: len(screen.ratings) == 2, what="the ratings")
         assert all(text.endswith("?") for text in screen.ratings.values())
+        await wait_until(pilot, lambda: screen.view is not None, what="the view")
         assert screen.view is not None
         console = Console(width=80, record=True)
         console.print(render.seats_table(screen.view, screen.ratings))
@@ -114,3 +115,40 @@ async def test_your_games_opens_a_replay_and_the_leaderboard(
             f"you {screen.ratings[0]}" in shown and f"Bot 2 (random) {screen.ratings[1]}" in shown
         )
         await shoot(pilot, "home-table-ratings")
+
+
+async def test_the_terminal_lobby_shows_the_seated_players_ratings(
+    service: Service, make_app: Callable[[], ParlourApp]
+) -> None:
+    """The open tables' players, each with their ordinal and "?" while provisional (one
+    GetTablesRatings call for the list), a bot by its level in words."""
+    from parlour.tui.lobby import LobbyScreen
+
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session.signed_in.token is not None, what="sign-in")
+        token = app.session.signed_in.token
+        async with (
+            ai_worker(service),
+            ParlourClient(service.address, session=SessionMetadata(token)) as mine,
+        ):
+            await finished_game(mine, random.Random(5))
+            waiting = await mine.host_table(
+                "crazy8s",
+                3,
+                seat_setup=[("person", ""), ("bot", "random"), ("person", "")],
+                host_player_name="Ada",
+                host_takes_seat=True,
+            )
+        assert isinstance(app.screen, LobbyScreen)
+        lobby = app.screen
+        await pilot.press("f5")
+        tables = lobby.query_one("#tables", DataTable)
+        await wait_until(pilot, lambda: tables.row_count == 1, what="the open table")
+        await wait_until(pilot, lambda: "?" in str(tables.get_row_at(0)[3]), what="ratings")
+        row = tables.get_row_at(0)
+        assert row[4] == waiting.table.table_id
+        ada, bot = str(row[3]).split(", ")
+        assert ada.startswith("Ada ") and ada.endswith("?")
+        assert bot.startswith("computer: random ") and bot.endswith("?")
+        await shoot(pilot, "lobby-ratings")

@@ -285,3 +285,25 @@ async def test_a_seated_account_reads_and_forks_a_private_replay_with_its_sessio
         assert reason_of(refused.value) == "REPLAY_PRIVATE"
     finally:
         await channel.close()
+
+
+async def test_a_forks_name_is_in_the_language_of_the_call_that_forked(service: Service) -> None:
+    played = await finished(service, "hearts")
+    stub, channel = stubs(service)
+    try:
+        hand = await stub.GetReplayHand(
+            replay_pb2.GetReplayHandRequest(table_id=played.table_id, hand=2)
+        )
+        at = next(s.seq for s in hand.steps if s.view.phase == "play")
+        named = {}
+        for language in ("en", "pl"):
+            fork = await stub.ForkTable(
+                replay_pb2.ForkTableRequest(table_id=played.table_id, at=at, seat=0),
+                metadata=(("accept-language", language),),
+            )
+            named[language] = fork.table.name
+        source = (await service.server.app.get_table(played.table_id)).name
+        assert named["en"] == f"{source} (fork of {played.table_id} at event {at})"
+        assert named["pl"] == f"{source} (dalsza gra ze stołu {played.table_id} od zdarzenia {at})"
+    finally:
+        await channel.close()

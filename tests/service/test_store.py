@@ -68,6 +68,7 @@ STORE_TABLES = {
     "ratings",
     "plays",
     "rematches",
+    "rematch_declines",
 }
 
 

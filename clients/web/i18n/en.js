@@ -382,6 +382,9 @@ export default {
   "home.rematch_accept": "Accept: play again",
   "home.rematch_waiting": "Waiting for {names}.",
   "home.rematch_go": "Go to the new table",
+  "home.rematch_decline": "Not this time",
+  "home.rematch_declined": "You said not this time: your seat is free for anyone.",
+  "home.rematch_held": "Your seat is kept for you for a while.",
   "home.rating_title": { one: "rating {ordinal} after {count} game", other: "rating {ordinal} after {count} games" },
   "home.rating_provisional_title": { one: "provisional rating {ordinal}: only {count} game", other: "provisional rating {ordinal}: only {count} games" },
   // -- table chat (issue 32)

@@ -386,6 +386,9 @@ export default {
   "home.rematch_accept": "Przyjmij: zagraj jeszcze raz",
   "home.rematch_waiting": "Czekamy na: {names}.",
   "home.rematch_go": "Przejdź do nowego stołu",
+  "home.rematch_decline": "Nie tym razem",
+  "home.rematch_declined": "Odmówiłeś rewanżu: twoje miejsce może zająć każdy.",
+  "home.rematch_held": "Twoje miejsce czeka na ciebie przez chwilę.",
   "home.rating_title": { one: "ranking {ordinal} po {count} grze", few: "ranking {ordinal} po {count} grach", many: "ranking {ordinal} po {count} grach", other: "ranking {ordinal} po {count} grach" },
   "home.rating_provisional_title": { one: "ranking wstępny {ordinal}: tylko {count} gra", few: "ranking wstępny {ordinal}: tylko {count} gry", many: "ranking wstępny {ordinal}: tylko {count} gier", other: "ranking wstępny {ordinal}: tylko {count} gry" },
   // -- czat przy stole (issue 32)

@@ -34,6 +34,7 @@ from parlour.service.store.protocol import (
     stored_events,
     utcnow,
 )
+from parlour.words import phrase
 
 GAME_EVENTS = (EventType.GAME_STARTED, EventType.CARDS_DEALT, EventType.ACTION_TAKEN)
 PERSON, BOT = domain.SeatKind.PERSON, domain.SeatKind.BOT
@@ -130,7 +131,8 @@ async def fork_game(
         server_seed_commitment=None,
         seat_kinds=tuple(str(kind.kind) for kind in kinds),
         bot_levels=tuple(kind.bot_level for kind in kinds),
-        name=f"{setup.name or table.name} (fork of {source} at {at})",
+        # in the language of the call that forks (the name is stored once, as data)
+        name=phrase("table.fork_name", None, name=setup.name or table.name, table=source, at=at),
         forked_from={"table_id": source, "seq": at},
     )
     written = [hosted.new(), *seated]

@@ -161,6 +161,7 @@ refused where the engine knows it):
   REPLAY_PRIVATE
   REQUEST_ID_REUSED
   SCREW_THE_DEALER  {number, tricks}
+  SEAT_HELD_FOR_REMATCH
   SEAT_NEEDS_CODE
   SHUTTING_DOWN
   SIGNED_IN_ONLY

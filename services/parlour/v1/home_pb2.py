@@ -26,15 +26,15 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from parlour.v1 import lobby_pb2 as parlour_dot_v1_dot_lobby__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15parlour/v1/home.proto\x12\nparlour.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16parlour/v1/lobby.proto\"\x84\x01\n\x06Rating\x12\x0f\n\x07subject\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\x0f\n\x07ordinal\x18\x05 \x01(\x01\x12\r\n\x05games\x18\x06 \x01(\x05\x12\x13\n\x0bprovisional\x18\x07 \x01(\x08\x12\x0b\n\x03\x62ot\x18\x08 \x01(\x08\"\x93\x01\n\nGamePlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.parlour.v1.SeatKind\x12\x11\n\tbot_level\x18\x03 \x01(\t\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\r\n\x05score\x18\x05 \x01(\x05\x12\x0e\n\x06winner\x18\x06 \x01(\x08\x12\x0c\n\x04mine\x18\x07 \x01(\x08\"\xae\x02\n\nGameRecord\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.parlour.v1.TableStatus\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x07players\x18\x07 \x03(\x0b\x32\x16.parlour.v1.GamePlayer\x12\x0f\n\x07my_seat\x18\x08 \x01(\x05\x12\"\n\x06\x65nding\x18\t \x01(\x0e\x32\x12.parlour.v1.Ending\x12\x0b\n\x03won\x18\n \x01(\x08\";\n\x12ListMyGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"U\n\x13ListMyGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.parlour.v1.GameRecord\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"b\n\x15GetLeaderboardRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x14\n\x0cinclude_bots\x18\x04 \x01(\x08\"j\n\x16GetLeaderboardResponse\x12#\n\x07ratings\x18\x01 \x03(\x0b\x32\x12.parlour.v1.Rating\x12\x12\n\nfirst_rank\x18\x02 \x01(\x05\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\"*\n\x16GetTableRatingsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\">\n\nSeatRating\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\"\n\x06rating\x18\x02 \x01(\x0b\x32\x12.parlour.v1.Rating\"@\n\x17GetTableRatingsResponse\x12%\n\x05seats\x18\x01 \x03(\x0b\x32\x16.parlour.v1.SeatRating\"\x7f\n\x07Rematch\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x18\n\x10rematch_table_id\x18\x02 \x01(\t\x12&\n\x05seats\x18\x03 \x03(\x0b\x32\x17.parlour.v1.RematchSeat\x12\x0f\n\x07started\x18\x04 \x01(\x08\x12\x0f\n\x07my_seat\x18\x05 \x01(\x05\"y\n\x0bRematchSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.parlour.v1.SeatKind\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x11\n\tbot_level\x18\x04 \x01(\t\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x05 \x01(\x08\"$\n\x10PlayAgainRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"o\n\x11PlayAgainResponse\x12$\n\x07rematch\x18\x01 \x01(\x0b\x32\x13.parlour.v1.Rematch\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x12\n\nhost_token\x18\x04 \x01(\t\"%\n\x11GetRematchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\":\n\x12GetRematchResponse\x12$\n\x07rematch\x18\x01 \x01(\x0b\x32\x13.parlour.v1.Rematch*_\n\x06\x45nding\x12\x16\n\x12\x45NDING_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x45NDING_FINISHED\x10\x01\x12\x14\n\x10\x45NDING_ABANDONED\x10\x02\x12\x12\n\x0e\x45NDING_EXPIRED\x10\x03\x32\xa9\x03\n\x0bHomeService\x12N\n\x0bListMyGames\x12\x1e.parlour.v1.ListMyGamesRequest\x1a\x1f.parlour.v1.ListMyGamesResponse\x12W\n\x0eGetLeaderboard\x12!.parlour.v1.GetLeaderboardRequest\x1a\".parlour.v1.GetLeaderboardResponse\x12Z\n\x0fGetTableRatings\x12\".parlour.v1.GetTableRatingsRequest\x1a#.parlour.v1.GetTableRatingsResponse\x12H\n\tPlayAgain\x12\x1c.parlour.v1.PlayAgainRequest\x1a\x1d.parlour.v1.PlayAgainResponse\x12K\n\nGetRematch\x12\x1d.parlour.v1.GetRematchRequest\x1a\x1e.parlour.v1.GetRematchResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15parlour/v1/home.proto\x12\nparlour.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16parlour/v1/lobby.proto\"\x84\x01\n\x06Rating\x12\x0f\n\x07subject\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\x0f\n\x07ordinal\x18\x05 \x01(\x01\x12\r\n\x05games\x18\x06 \x01(\x05\x12\x13\n\x0bprovisional\x18\x07 \x01(\x08\x12\x0b\n\x03\x62ot\x18\x08 \x01(\x08\"\x93\x01\n\nGamePlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.parlour.v1.SeatKind\x12\x11\n\tbot_level\x18\x03 \x01(\t\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\r\n\x05score\x18\x05 \x01(\x05\x12\x0e\n\x06winner\x18\x06 \x01(\x08\x12\x0c\n\x04mine\x18\x07 \x01(\x08\"\xae\x02\n\nGameRecord\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.parlour.v1.TableStatus\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x07players\x18\x07 \x03(\x0b\x32\x16.parlour.v1.GamePlayer\x12\x0f\n\x07my_seat\x18\x08 \x01(\x05\x12\"\n\x06\x65nding\x18\t \x01(\x0e\x32\x12.parlour.v1.Ending\x12\x0b\n\x03won\x18\n \x01(\x08\";\n\x12ListMyGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"U\n\x13ListMyGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.parlour.v1.GameRecord\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"b\n\x15GetLeaderboardRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x14\n\x0cinclude_bots\x18\x04 \x01(\x08\"j\n\x16GetLeaderboardResponse\x12#\n\x07ratings\x18\x01 \x03(\x0b\x32\x12.parlour.v1.Rating\x12\x12\n\nfirst_rank\x18\x02 \x01(\x05\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\"*\n\x16GetTableRatingsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\">\n\nSeatRating\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\"\n\x06rating\x18\x02 \x01(\x0b\x32\x12.parlour.v1.Rating\"@\n\x17GetTableRatingsResponse\x12%\n\x05seats\x18\x01 \x03(\x0b\x32\x16.parlour.v1.SeatRating\",\n\x17GetTablesRatingsRequest\x12\x11\n\ttable_ids\x18\x01 \x03(\t\"G\n\x0cTableRatings\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12%\n\x05seats\x18\x02 \x03(\x0b\x32\x16.parlour.v1.SeatRating\"D\n\x18GetTablesRatingsResponse\x12(\n\x06tables\x18\x01 \x03(\x0b\x32\x18.parlour.v1.TableRatings\"\xaf\x01\n\x07Rematch\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x18\n\x10rematch_table_id\x18\x02 \x01(\t\x12&\n\x05seats\x18\x03 \x03(\x0b\x32\x17.parlour.v1.RematchSeat\x12\x0f\n\x07started\x18\x04 \x01(\x08\x12\x0f\n\x07my_seat\x18\x05 \x01(\x05\x12.\n\nheld_until\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x99\x01\n\x0bRematchSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.parlour.v1.SeatKind\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x11\n\tbot_level\x18\x04 \x01(\t\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x05 \x01(\x08\x12\x0c\n\x04held\x18\x06 \x01(\x08\x12\x10\n\x08\x64\x65\x63lined\x18\x07 \x01(\x08\"$\n\x10PlayAgainRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"o\n\x11PlayAgainResponse\x12$\n\x07rematch\x18\x01 \x01(\x0b\x32\x13.parlour.v1.Rematch\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x12\n\nhost_token\x18\x04 \x01(\t\")\n\x15\x44\x65\x63lineRematchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\">\n\x16\x44\x65\x63lineRematchResponse\x12$\n\x07rematch\x18\x01 \x01(\x0b\x32\x13.parlour.v1.Rematch\"%\n\x11GetRematchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\":\n\x12GetRematchResponse\x12$\n\x07rematch\x18\x01 \x01(\x0b\x32\x13.parlour.v1.Rematch*_\n\x06\x45nding\x12\x16\n\x12\x45NDING_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x45NDING_FINISHED\x10\x01\x12\x14\n\x10\x45NDING_ABANDONED\x10\x02\x12\x12\n\x0e\x45NDING_EXPIRED\x10\x03\x32\xe1\x04\n\x0bHomeService\x12N\n\x0bListMyGames\x12\x1e.parlour.v1.ListMyGamesRequest\x1a\x1f.parlour.v1.ListMyGamesResponse\x12W\n\x0eGetLeaderboard\x12!.parlour.v1.GetLeaderboardRequest\x1a\".parlour.v1.GetLeaderboardResponse\x12Z\n\x0fGetTableRatings\x12\".parlour.v1.GetTableRatingsRequest\x1a#.parlour.v1.GetTableRatingsResponse\x12]\n\x10GetTablesRatings\x12#.parlour.v1.GetTablesRatingsRequest\x1a$.parlour.v1.GetTablesRatingsResponse\x12H\n\tPlayAgain\x12\x1c.parlour.v1.PlayAgainRequest\x1a\x1d.parlour.v1.PlayAgainResponse\x12K\n\nGetRematch\x12\x1d.parlour.v1.GetRematchRequest\x1a\x1e.parlour.v1.GetRematchResponse\x12W\n\x0e\x44\x65\x63lineRematch\x12!.parlour.v1.DeclineRematchRequest\x1a\".parlour.v1.DeclineRematchResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parlour.v1.home_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ENDING']._serialized_start=1716
-  _globals['_ENDING']._serialized_end=1811
+  _globals['_ENDING']._serialized_start=2094
+  _globals['_ENDING']._serialized_end=2189
   _globals['_RATING']._serialized_start=95
   _globals['_RATING']._serialized_end=227
   _globals['_GAMEPLAYER']._serialized_start=230
@@ -55,18 +55,28 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SEATRATING']._serialized_end=1146
   _globals['_GETTABLERATINGSRESPONSE']._serialized_start=1148
   _globals['_GETTABLERATINGSRESPONSE']._serialized_end=1212
-  _globals['_REMATCH']._serialized_start=1214
-  _globals['_REMATCH']._serialized_end=1341
-  _globals['_REMATCHSEAT']._serialized_start=1343
-  _globals['_REMATCHSEAT']._serialized_end=1464
-  _globals['_PLAYAGAINREQUEST']._serialized_start=1466
-  _globals['_PLAYAGAINREQUEST']._serialized_end=1502
-  _globals['_PLAYAGAINRESPONSE']._serialized_start=1504
-  _globals['_PLAYAGAINRESPONSE']._serialized_end=1615
-  _globals['_GETREMATCHREQUEST']._serialized_start=1617
-  _globals['_GETREMATCHREQUEST']._serialized_end=1654
-  _globals['_GETREMATCHRESPONSE']._serialized_start=1656
-  _globals['_GETREMATCHRESPONSE']._serialized_end=1714
-  _globals['_HOMESERVICE']._serialized_start=1814
-  _globals['_HOMESERVICE']._serialized_end=2239
+  _globals['_GETTABLESRATINGSREQUEST']._serialized_start=1214
+  _globals['_GETTABLESRATINGSREQUEST']._serialized_end=1258
+  _globals['_TABLERATINGS']._serialized_start=1260
+  _globals['_TABLERATINGS']._serialized_end=1331
+  _globals['_GETTABLESRATINGSRESPONSE']._serialized_start=1333
+  _globals['_GETTABLESRATINGSRESPONSE']._serialized_end=1401
+  _globals['_REMATCH']._serialized_start=1404
+  _globals['_REMATCH']._serialized_end=1579
+  _globals['_REMATCHSEAT']._serialized_start=1582
+  _globals['_REMATCHSEAT']._serialized_end=1735
+  _globals['_PLAYAGAINREQUEST']._serialized_start=1737
+  _globals['_PLAYAGAINREQUEST']._serialized_end=1773
+  _globals['_PLAYAGAINRESPONSE']._serialized_start=1775
+  _globals['_PLAYAGAINRESPONSE']._serialized_end=1886
+  _globals['_DECLINEREMATCHREQUEST']._serialized_start=1888
+  _globals['_DECLINEREMATCHREQUEST']._serialized_end=1929
+  _globals['_DECLINEREMATCHRESPONSE']._serialized_start=1931
+  _globals['_DECLINEREMATCHRESPONSE']._serialized_end=1993
+  _globals['_GETREMATCHREQUEST']._serialized_start=1995
+  _globals['_GETREMATCHREQUEST']._serialized_end=2032
+  _globals['_GETREMATCHRESPONSE']._serialized_start=2034
+  _globals['_GETREMATCHRESPONSE']._serialized_end=2092
+  _globals['_HOMESERVICE']._serialized_start=2192
+  _globals['_HOMESERVICE']._serialized_end=2801
 # @@protoc_insertion_point(module_scope)

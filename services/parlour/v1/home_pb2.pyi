@@ -426,6 +426,82 @@ class GetTableRatingsResponse(_message.Message):
 Global___GetTableRatingsResponse: _TypeAlias = GetTableRatingsResponse  # noqa: Y015
 
 @_typing.final
+class GetTablesRatingsRequest(_message.Message):
+    """Request for HomeService.GetTablesRatings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_IDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The tables' ids. At most 50 ids, each at most 64 characters."""
+
+    def __init__(
+        self,
+        *,
+        table_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_ids", b"table_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTablesRatingsRequest: _TypeAlias = GetTablesRatingsRequest  # noqa: Y015
+
+@_typing.final
+class TableRatings(_message.Message):
+    """One table's seats' ratings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table's id."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatRating]:
+        """One per seat, in seat order (as GetTableRatingsResponse.seats)."""
+
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        seats: _abc.Iterable[Global___SeatRating] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TableRatings: _TypeAlias = TableRatings  # noqa: Y015
+
+@_typing.final
+class GetTablesRatingsResponse(_message.Message):
+    """Response of HomeService.GetTablesRatings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TableRatings]:
+        """One per table asked for that exists, in the order asked."""
+
+    def __init__(
+        self,
+        *,
+        tables: _abc.Iterable[Global___TableRatings] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTablesRatingsResponse: _TypeAlias = GetTablesRatingsResponse  # noqa: Y015
+
+@_typing.final
 class Rematch(_message.Message):
     """A rematch: an ended table's "play again"."""
 
@@ -436,6 +512,7 @@ class Rematch(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     STARTED_FIELD_NUMBER: _builtins.int
     MY_SEAT_FIELD_NUMBER: _builtins.int
+    HELD_UNTIL_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The ended table."""
     rematch_table_id: _builtins.str
@@ -448,6 +525,12 @@ class Rematch(_message.Message):
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___RematchSeat]:
         """The new table's seats, in seat order."""
 
+    @_builtins.property
+    def held_until(self) -> _timestamp_pb2.Timestamp:
+        """Until when the seats not yet taken are held for their old players (unset: none
+        is held now).
+        """
+
     def __init__(
         self,
         *,
@@ -456,10 +539,11 @@ class Rematch(_message.Message):
         seats: _abc.Iterable[Global___RematchSeat] | None = ...,
         started: _builtins.bool = ...,
         my_seat: _builtins.int = ...,
+        held_until: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["held_until", b"held_until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["my_seat", b"my_seat", "rematch_table_id", b"rematch_table_id", "seats", b"seats", "started", b"started", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["held_until", b"held_until", "my_seat", b"my_seat", "rematch_table_id", b"rematch_table_id", "seats", b"seats", "started", b"started", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -476,6 +560,8 @@ class RematchSeat(_message.Message):
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     BOT_LEVEL_FIELD_NUMBER: _builtins.int
     ACCEPTED_FIELD_NUMBER: _builtins.int
+    HELD_FIELD_NUMBER: _builtins.int
+    DECLINED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat number, 0-based (the same at both tables)."""
     kind: _lobby_pb2.SeatKind.ValueType
@@ -486,6 +572,10 @@ class RematchSeat(_message.Message):
     """A bot's level; empty for a person."""
     accepted: _builtins.bool
     """True when the seat is taken at the new table (a bot's always)."""
+    held: _builtins.bool
+    """True while the seat is free and held for its old player (nobody else may take it)."""
+    declined: _builtins.bool
+    """True when its old player declined the rematch (the seat is free for anyone)."""
     def __init__(
         self,
         *,
@@ -494,10 +584,12 @@ class RematchSeat(_message.Message):
         player_name: _builtins.str = ...,
         bot_level: _builtins.str = ...,
         accepted: _builtins.bool = ...,
+        held: _builtins.bool = ...,
+        declined: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "bot_level", b"bot_level", "kind", b"kind", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "bot_level", b"bot_level", "declined", b"declined", "held", b"held", "kind", b"kind", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -560,6 +652,52 @@ class PlayAgainResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayAgainResponse: _TypeAlias = PlayAgainResponse  # noqa: Y015
+
+@_typing.final
+class DeclineRematchRequest(_message.Message):
+    """Request for HomeService.DeclineRematch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The ended table. At most 64 characters."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeclineRematchRequest: _TypeAlias = DeclineRematchRequest  # noqa: Y015
+
+@_typing.final
+class DeclineRematchResponse(_message.Message):
+    """Response of HomeService.DeclineRematch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMATCH_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def rematch(self) -> Global___Rematch:
+        """The rematch after this call."""
+
+    def __init__(
+        self,
+        *,
+        rematch: Global___Rematch | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rematch", b"rematch"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rematch", b"rematch"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeclineRematchResponse: _TypeAlias = DeclineRematchResponse  # noqa: Y015
 
 @_typing.final
 class GetRematchRequest(_message.Message):

@@ -50,6 +50,11 @@ class HomeServiceStub:
                 request_serializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsRequest.SerializeToString,
                 response_deserializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsResponse.FromString,
                 _registered_method=True)
+        self.GetTablesRatings = channel.unary_unary(
+                '/parlour.v1.HomeService/GetTablesRatings',
+                request_serializer=parlour_dot_v1_dot_home__pb2.GetTablesRatingsRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_home__pb2.GetTablesRatingsResponse.FromString,
+                _registered_method=True)
         self.PlayAgain = channel.unary_unary(
                 '/parlour.v1.HomeService/PlayAgain',
                 request_serializer=parlour_dot_v1_dot_home__pb2.PlayAgainRequest.SerializeToString,
@@ -59,6 +64,11 @@ class HomeServiceStub:
                 '/parlour.v1.HomeService/GetRematch',
                 request_serializer=parlour_dot_v1_dot_home__pb2.GetRematchRequest.SerializeToString,
                 response_deserializer=parlour_dot_v1_dot_home__pb2.GetRematchResponse.FromString,
+                _registered_method=True)
+        self.DeclineRematch = channel.unary_unary(
+                '/parlour.v1.HomeService/DeclineRematch',
+                request_serializer=parlour_dot_v1_dot_home__pb2.DeclineRematchRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_home__pb2.DeclineRematchResponse.FromString,
                 _registered_method=True)
 
 
@@ -94,6 +104,16 @@ class HomeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetTablesRatings(self, request, context):
+        """GetTableRatings for many tables in one call (the lobby's list: one call per
+        refresh, not one per table). A table id that names no table is left out of
+        the answer. No session needed.
+        Errors: INVALID_ARGUMENT more than 50 table ids.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def PlayAgain(self, request, context):
         """"Play again" after a game ended: the same game, options and seats at a new
         table. The first person to ask hosts it (in their own seat; the bots come
@@ -120,6 +140,21 @@ class HomeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DeclineRematch(self, request, context):
+        """"Not this time": the caller will not play the rematch. Their seat there, held
+        for them until now, is free for anyone (a seat is held for its old player at
+        most 120 seconds after the rematch was made; a stranger's JoinTable of a held
+        seat is refused with SEAT_HELD_FOR_REMATCH).
+        Metadata: "authorization: Bearer <session_token>" of an account that held
+        a seat at the ended table.
+        Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no such table;
+        PERMISSION_DENIED the account held no seat there; FAILED_PRECONDITION no
+        rematch was offered, the caller took their seat at it already, or it started.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_HomeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -138,6 +173,11 @@ def add_HomeServiceServicer_to_server(servicer, server):
                     request_deserializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsRequest.FromString,
                     response_serializer=parlour_dot_v1_dot_home__pb2.GetTableRatingsResponse.SerializeToString,
             ),
+            'GetTablesRatings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTablesRatings,
+                    request_deserializer=parlour_dot_v1_dot_home__pb2.GetTablesRatingsRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_home__pb2.GetTablesRatingsResponse.SerializeToString,
+            ),
             'PlayAgain': grpc.unary_unary_rpc_method_handler(
                     servicer.PlayAgain,
                     request_deserializer=parlour_dot_v1_dot_home__pb2.PlayAgainRequest.FromString,
@@ -147,6 +187,11 @@ def add_HomeServiceServicer_to_server(servicer, server):
                     servicer.GetRematch,
                     request_deserializer=parlour_dot_v1_dot_home__pb2.GetRematchRequest.FromString,
                     response_serializer=parlour_dot_v1_dot_home__pb2.GetRematchResponse.SerializeToString,
+            ),
+            'DeclineRematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeclineRematch,
+                    request_deserializer=parlour_dot_v1_dot_home__pb2.DeclineRematchRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_home__pb2.DeclineRematchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -242,6 +287,33 @@ class HomeService:
             _registered_method=True)
 
     @staticmethod
+    def GetTablesRatings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.HomeService/GetTablesRatings',
+            parlour_dot_v1_dot_home__pb2.GetTablesRatingsRequest.SerializeToString,
+            parlour_dot_v1_dot_home__pb2.GetTablesRatingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def PlayAgain(request,
             target,
             options=(),
@@ -285,6 +357,33 @@ class HomeService:
             '/parlour.v1.HomeService/GetRematch',
             parlour_dot_v1_dot_home__pb2.GetRematchRequest.SerializeToString,
             parlour_dot_v1_dot_home__pb2.GetRematchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeclineRematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.HomeService/DeclineRematch',
+            parlour_dot_v1_dot_home__pb2.DeclineRematchRequest.SerializeToString,
+            parlour_dot_v1_dot_home__pb2.DeclineRematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -67,6 +67,12 @@ class HomeServiceStub:
     show beside the names at the table and in the lobby. No session needed.
     Errors: NOT_FOUND no such table.
     """
+    GetTablesRatings: _grpc.UnaryUnaryMultiCallable[_home_pb2.GetTablesRatingsRequest, _home_pb2.GetTablesRatingsResponse]
+    """GetTableRatings for many tables in one call (the lobby's list: one call per
+    refresh, not one per table). A table id that names no table is left out of
+    the answer. No session needed.
+    Errors: INVALID_ARGUMENT more than 50 table ids.
+    """
     PlayAgain: _grpc.UnaryUnaryMultiCallable[_home_pb2.PlayAgainRequest, _home_pb2.PlayAgainResponse]
     """"Play again" after a game ended: the same game, options and seats at a new
     table. The first person to ask hosts it (in their own seat; the bots come
@@ -84,6 +90,17 @@ class HomeServiceStub:
     """The rematch offered after a table ended, if any, and who accepted. No
     session needed (with one, the caller's seat is marked).
     Errors: NOT_FOUND no such table.
+    """
+    DeclineRematch: _grpc.UnaryUnaryMultiCallable[_home_pb2.DeclineRematchRequest, _home_pb2.DeclineRematchResponse]
+    """"Not this time": the caller will not play the rematch. Their seat there, held
+    for them until now, is free for anyone (a seat is held for its old player at
+    most 120 seconds after the rematch was made; a stranger's JoinTable of a held
+    seat is refused with SEAT_HELD_FOR_REMATCH).
+    Metadata: "authorization: Bearer <session_token>" of an account that held
+    a seat at the ended table.
+    Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no such table;
+    PERMISSION_DENIED the account held no seat there; FAILED_PRECONDITION no
+    rematch was offered, the caller took their seat at it already, or it started.
     """
 
 @_typing.type_check_only
@@ -107,6 +124,12 @@ class HomeServiceAsyncStub(HomeServiceStub):
     show beside the names at the table and in the lobby. No session needed.
     Errors: NOT_FOUND no such table.
     """
+    GetTablesRatings: _aio.UnaryUnaryMultiCallable[_home_pb2.GetTablesRatingsRequest, _home_pb2.GetTablesRatingsResponse]  # type: ignore[assignment]
+    """GetTableRatings for many tables in one call (the lobby's list: one call per
+    refresh, not one per table). A table id that names no table is left out of
+    the answer. No session needed.
+    Errors: INVALID_ARGUMENT more than 50 table ids.
+    """
     PlayAgain: _aio.UnaryUnaryMultiCallable[_home_pb2.PlayAgainRequest, _home_pb2.PlayAgainResponse]  # type: ignore[assignment]
     """"Play again" after a game ended: the same game, options and seats at a new
     table. The first person to ask hosts it (in their own seat; the bots come
@@ -124,6 +147,17 @@ class HomeServiceAsyncStub(HomeServiceStub):
     """The rematch offered after a table ended, if any, and who accepted. No
     session needed (with one, the caller's seat is marked).
     Errors: NOT_FOUND no such table.
+    """
+    DeclineRematch: _aio.UnaryUnaryMultiCallable[_home_pb2.DeclineRematchRequest, _home_pb2.DeclineRematchResponse]  # type: ignore[assignment]
+    """"Not this time": the caller will not play the rematch. Their seat there, held
+    for them until now, is free for anyone (a seat is held for its old player at
+    most 120 seconds after the rematch was made; a stranger's JoinTable of a held
+    seat is refused with SEAT_HELD_FOR_REMATCH).
+    Metadata: "authorization: Bearer <session_token>" of an account that held
+    a seat at the ended table.
+    Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no such table;
+    PERMISSION_DENIED the account held no seat there; FAILED_PRECONDITION no
+    rematch was offered, the caller took their seat at it already, or it started.
     """
 
 class HomeServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -164,6 +198,18 @@ class HomeServiceServicer(metaclass=_abc_1.ABCMeta):
         """
 
     @_abc_1.abstractmethod
+    def GetTablesRatings(
+        self,
+        request: _home_pb2.GetTablesRatingsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_home_pb2.GetTablesRatingsResponse, _abc.Awaitable[_home_pb2.GetTablesRatingsResponse]]:
+        """GetTableRatings for many tables in one call (the lobby's list: one call per
+        refresh, not one per table). A table id that names no table is left out of
+        the answer. No session needed.
+        Errors: INVALID_ARGUMENT more than 50 table ids.
+        """
+
+    @_abc_1.abstractmethod
     def PlayAgain(
         self,
         request: _home_pb2.PlayAgainRequest,
@@ -191,6 +237,23 @@ class HomeServiceServicer(metaclass=_abc_1.ABCMeta):
         """The rematch offered after a table ended, if any, and who accepted. No
         session needed (with one, the caller's seat is marked).
         Errors: NOT_FOUND no such table.
+        """
+
+    @_abc_1.abstractmethod
+    def DeclineRematch(
+        self,
+        request: _home_pb2.DeclineRematchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_home_pb2.DeclineRematchResponse, _abc.Awaitable[_home_pb2.DeclineRematchResponse]]:
+        """"Not this time": the caller will not play the rematch. Their seat there, held
+        for them until now, is free for anyone (a seat is held for its old player at
+        most 120 seconds after the rematch was made; a stranger's JoinTable of a held
+        seat is refused with SEAT_HELD_FOR_REMATCH).
+        Metadata: "authorization: Bearer <session_token>" of an account that held
+        a seat at the ended table.
+        Errors: UNAUTHENTICATED no session or a dead one; NOT_FOUND no such table;
+        PERMISSION_DENIED the account held no seat there; FAILED_PRECONDITION no
+        rematch was offered, the caller took their seat at it already, or it started.
         """
 
 def add_HomeServiceServicer_to_server(servicer: HomeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

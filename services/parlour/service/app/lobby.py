@@ -9,11 +9,13 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from parlour.engine.registry import get_game
 from parlour.service.app import auth, paging
 from parlour.service.app.dealing import Dealer
+from parlour.service.app.holds import HOLD_SECONDS, seat_for_join, seat_holds
 from parlour.service.app.moderation import (
     AccountCaps,
     check_may_sit,
@@ -66,6 +68,8 @@ class Lobby:
         self._worker_token_hash = worker_token_hash
         #: game id -> the bot levels the catalogue publishes; host_table refuses others
         self.bot_levels = {game: tuple(levels) for game, levels in bot_levels.items()}
+        #: how long a rematch's seats wait for their old players (app/holds.py)
+        self.rematch_hold = timedelta(seconds=HOLD_SECONDS)
 
     async def host_table(
         self,
@@ -238,12 +242,17 @@ class Lobby:
         entropy = entropy_hex(entropy, "entropy")
         await self.caps.check_seating(account)
         await check_seat_name(self.store.accounts, name, credentials)
+        # a rematch's seats wait for their old players (read before: a store query of its own)
+        holds = await seat_holds(
+            self.store.home, table_id, self.get_table, utcnow(), self.rematch_hold
+        )
 
         async def take(unit: Unit) -> tuple[int, str]:
             table = await unit.row()
             require_open(table, "join")
             check_may_sit(unit.folded, table, credentials)
-            taken = pick_for_join(list(table.seat_rows), seat, table.seats, seat_code)
+            wanted = seat if seat_code else seat_for_join(table, holds, seat, account)
+            taken = pick_for_join(list(table.seat_rows), wanted, table.seats, seat_code)
             token = auth.new_token()
             row = replace(
                 table.seat_rows[taken],

@@ -55,6 +55,7 @@ from parlour.service.store.protocol import (
     HomeStore,
     RatingRow,
     ResultRow,
+    SeatRow,
     StoredEvent,
     TableRow,
     subject_of_account,
@@ -262,15 +263,29 @@ class Leaderboard:
     async def of_table(self, table: TableRow) -> list[RatingRow | None]:
         """Each seat's rating at the table (None: a free seat, a person without an
         account, or a subject not rated yet in this game)."""
-        subjects: list[str | None] = []
-        for seat in table.seat_rows:
-            if seat.kind == SeatKind.BOT:
-                subjects.append(subject_of_bot(table.game, seat.bot_level or "default"))
-            elif seat.account_id:
-                subjects.append(subject_of_account(seat.account_id))
-            else:
-                subjects.append(None)
-        found = await self.home.ratings(
-            table.game, [subject for subject in subjects if subject is not None]
-        )
-        return [found.get(subject) if subject else None for subject in subjects]
+        return (await self.of_tables([table]))[0]
+
+    async def of_tables(self, tables: Sequence[TableRow]) -> list[list[RatingRow | None]]:
+        """:meth:`of_table` for each table, with one ratings query per game."""
+        subjects = [
+            [_seat_subject(table.game, seat) for seat in table.seat_rows] for table in tables
+        ]
+        wanted: dict[str, set[str]] = {}
+        for table, names in zip(tables, subjects, strict=True):
+            wanted.setdefault(table.game, set()).update(name for name in names if name)
+        found = {
+            game: await self.home.ratings(game, sorted(names)) for game, names in wanted.items()
+        }
+        return [
+            [found[table.game].get(name) if name else None for name in names]
+            for table, names in zip(tables, subjects, strict=True)
+        ]
+
+
+def _seat_subject(game: str, seat: SeatRow) -> str | None:
+    """Whose rating a seat shows: its bot level's, its account's, or nobody's."""
+    if seat.kind == SeatKind.BOT:
+        return subject_of_bot(game, seat.bot_level or "default")
+    if seat.account_id:
+        return subject_of_account(seat.account_id)
+    return None

@@ -8,16 +8,17 @@ recorded as the ended table's rematch (``rematches``: the first recorded
 wins a race between replicas). Each other person accepts with the same call
 and takes their own seat there; one who never asks leaves it free. Once
 every person's seat is taken, the new table starts by itself (the hosting
-account's session is the host's credential). A seat at the rematch is only
-taken by the account that held it at the ended table through this call;
-the new table is an ordinary open table otherwise (docs/home.md).
+account's session is the host's credential). Each person's seat is held for
+them (app/holds.py) until they accept, decline (:meth:`Rematches.decline`)
+or the hold times out; then it is an ordinary free seat (docs/home.md).
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from parlour.service.app.holds import Hold, seat_holds
 from parlour.service.app.lobby import Lobby
 from parlour.service.app.seating import Credentials, SeatChoice
 from parlour.service.domain.errors import Barred, NotSignedIn, WrongTableState
@@ -34,6 +35,9 @@ class RematchState:
     ended: TableRow
     rematch: TableRow | None
     my_seat: int | None
+    #: the rematch's free seats held for their old players now, and the declined seats
+    holds: dict[int, Hold] = field(default_factory=dict)
+    declined: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,36 @@ class Rematches:
         made = await self.home.rematch_of(table_id)
         rematch = await self.lobby.get_table(made) if made else None
         mine = [row.seat for row in ended.seat_rows if account_id and row.account_id == account_id]
-        return RematchState(ended, rematch, mine[0] if mine else None)
+        if rematch is None:
+            return RematchState(ended, None, mine[0] if mine else None)
+        holds = await seat_holds(
+            self.home, rematch.table_id, self.lobby.get_table, utcnow(), self.lobby.rematch_hold
+        )
+        declined = frozenset(await self.home.rematch_declines(table_id))
+        return RematchState(ended, rematch, mine[0] if mine else None, holds, declined)
+
+    async def decline(self, table_id: str, credentials: Credentials) -> RematchState:
+        """The caller will not play the rematch: their seat is no longer held for them
+        (anyone may take it). Refused before a rematch was offered, or once the caller
+        took their seat there."""
+        account = credentials.account_id
+        if account is None:
+            raise NotSignedIn("declining a rematch needs a session: sign in (or as a guest) first")
+        async with self._lock:
+            now = await self.state(table_id, account)
+            if now.my_seat is None:
+                raise Barred("only the people who played at the table can decline its rematch")
+            rematch = now.rematch
+            if rematch is None:
+                raise WrongTableState("no rematch was offered for this table to decline")
+            if rematch.seat_rows[now.my_seat].account_id == account:
+                raise WrongTableState(
+                    "you took your seat at the rematch already: leave it there instead"
+                )
+            if rematch.status != TableStatus.OPEN:
+                raise WrongTableState("the rematch has started already", status=str(rematch.status))
+            await self.home.decline_rematch(table_id, now.my_seat, utcnow())
+            return await self.state(table_id, account)
 
     async def play_again(self, table_id: str, credentials: Credentials) -> Again:
         account = credentials.account_id

@@ -158,6 +158,13 @@ class SeatNeedsCode(Barred):
     REASON = "SEAT_NEEDS_CODE"
 
 
+class SeatHeldForRematch(Barred):
+    """A seat of a rematch asked for by someone other than the player it waits for
+    (app/holds.py)."""
+
+    REASON = "SEAT_HELD_FOR_REMATCH"
+
+
 class WrongSeatCode(Barred):
     """A seat code that opens no seat at this table (or another seat than the one asked)."""
 

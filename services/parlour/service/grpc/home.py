@@ -12,11 +12,13 @@ from parlour.service.app.history import GameEntry
 from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.app.ratings import provisional
 from parlour.service.app.rematch import RematchState
+from parlour.service.domain.errors import TableNotFound
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.grpc import convert
 from parlour.service.grpc.servicers import authorization
 from parlour.service.grpc.status import Context, unary
 from parlour.service.store.home import RatingRow
+from parlour.service.store.protocol import TableRow
 from parlour.v1 import home_pb2, home_pb2_grpc, lobby_pb2
 
 ENDINGS = {
@@ -39,6 +41,14 @@ def rating_message(row: RatingRow) -> home_pb2.Rating:
         provisional=provisional(row),
         bot=row.bot,
     )
+
+
+def seat_ratings(table: TableRow, found: list[RatingRow | None]) -> list[home_pb2.SeatRating]:
+    """A table's seats' ratings, in seat order (a seat without one has no ``rating``)."""
+    return [
+        home_pb2.SeatRating(seat=seat.seat, rating=rating_message(row) if row else None)
+        for seat, row in zip(table.seat_rows, found, strict=True)
+    ]
 
 
 def game_message(entry: GameEntry) -> home_pb2.GameRecord:
@@ -74,7 +84,7 @@ def rematch_message(state: RematchState) -> home_pb2.Rematch:
     """An ended table's rematch: who accepted (a bot always has)."""
     rematch = state.rematch
     taken = {row.seat for row in rematch.seat_rows if row.occupied} if rematch else set()
-    return home_pb2.Rematch(
+    message = home_pb2.Rematch(
         table_id=state.ended.table_id,
         rematch_table_id=rematch.table_id if rematch else "",
         started=rematch is not None and rematch.status != TableStatus.OPEN,
@@ -86,10 +96,15 @@ def rematch_message(state: RematchState) -> home_pb2.Rematch:
                 player_name=row.player_name or "",
                 bot_level=row.bot_level or "" if row.kind == SeatKind.BOT else "",
                 accepted=row.seat in taken,
+                held=row.seat in state.holds,
+                declined=row.seat in state.declined,
             )
             for row in state.ended.seat_rows
         ],
     )
+    if state.holds:
+        message.held_until.FromDatetime(min(hold.until for hold in state.holds.values()))
+    return message
 
 
 class HomeServicer(home_pb2_grpc.HomeServiceServicer):
@@ -130,10 +145,23 @@ class HomeServicer(home_pb2_grpc.HomeServiceServicer):
     ) -> home_pb2.GetTableRatingsResponse:
         table = await self.app.get_table(request.table_id)
         found = await self.app.leaderboard.of_table(table)
-        return home_pb2.GetTableRatingsResponse(
-            seats=[
-                home_pb2.SeatRating(seat=seat.seat, rating=rating_message(row) if row else None)
-                for seat, row in zip(table.seat_rows, found, strict=True)
+        return home_pb2.GetTableRatingsResponse(seats=seat_ratings(table, found))
+
+    @unary
+    async def GetTablesRatings(
+        self, request: home_pb2.GetTablesRatingsRequest, context: Context
+    ) -> home_pb2.GetTablesRatingsResponse:
+        tables = []
+        for table_id in dict.fromkeys(request.table_ids):  # each once, in the order asked
+            try:
+                tables.append(await self.app.get_table(table_id))
+            except TableNotFound:  # ended and gone since the lobby listed it: left out
+                continue
+        found = await self.app.leaderboard.of_tables(tables)
+        return home_pb2.GetTablesRatingsResponse(
+            tables=[
+                home_pb2.TableRatings(table_id=table.table_id, seats=seat_ratings(table, rows))
+                for table, rows in zip(tables, found, strict=True)
             ]
         )
 
@@ -160,3 +188,11 @@ class HomeServicer(home_pb2_grpc.HomeServiceServicer):
         credentials = await self._account(context)
         state = await self.app.rematches.state(request.table_id, credentials.account_id)
         return home_pb2.GetRematchResponse(rematch=rematch_message(state))
+
+    @unary
+    async def DeclineRematch(
+        self, request: home_pb2.DeclineRematchRequest, context: Context
+    ) -> home_pb2.DeclineRematchResponse:
+        credentials = await self._account(context)
+        state = await self.app.rematches.decline(request.table_id, credentials)
+        return home_pb2.DeclineRematchResponse(rematch=rematch_message(state))

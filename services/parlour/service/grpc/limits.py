@@ -132,8 +132,11 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.GetLeaderboardRequest.game": GAME,
     "parlour.v1.GetLeaderboardRequest.page_token": 200,
     "parlour.v1.GetTableRatingsRequest.table_id": ID,
+    "parlour.v1.GetTablesRatingsRequest.table_ids": 50,
+    "parlour.v1.GetTablesRatingsRequest.table_ids.item": ID,
     "parlour.v1.PlayAgainRequest.table_id": ID,
     "parlour.v1.GetRematchRequest.table_id": ID,
+    "parlour.v1.DeclineRematchRequest.table_id": ID,
 }
 
 #: Call-metadata keys the service reads -> the longest value it accepts (tokens are 43 characters).

@@ -141,6 +141,18 @@ class HomeStore(ABC):
         """The ended table's rematch table, if one was made."""
 
     @abstractmethod
+    async def rematch_made_as(self, rematch_table_id: str) -> tuple[str, datetime] | None:
+        """(the ended table, when its rematch was made) if this table is a rematch."""
+
+    @abstractmethod
+    async def decline_rematch(self, table_id: str, seat: int, now: datetime) -> None:
+        """Record that the person of the ended table's ``seat`` will not play again."""
+
+    @abstractmethod
+    async def rematch_declines(self, table_id: str) -> set[int]:
+        """The ended table's seats whose people declined its rematch."""
+
+    @abstractmethod
     async def add_rematch(self, table_id: str, rematch_table_id: str, now: datetime) -> str:
         """Record the rematch; if another was recorded first, that one's id."""
 

@@ -29,6 +29,8 @@ class HomeMemory:
     results: dict[str, ResultRow] = field(default_factory=dict)
     ratings: dict[tuple[str, str], RatingRow] = field(default_factory=dict)
     rematches: dict[str, str] = field(default_factory=dict)
+    rematch_times: dict[str, datetime] = field(default_factory=dict)
+    declines: dict[str, set[int]] = field(default_factory=dict)
 
 
 class MemoryHome(HomeStore):
@@ -127,7 +129,23 @@ class MemoryHome(HomeStore):
 
     async def add_rematch(self, table_id: str, rematch_table_id: str, now: datetime) -> str:
         with self._lock:
+            self._home.rematch_times.setdefault(table_id, now)
             return self._home.rematches.setdefault(table_id, rematch_table_id)
+
+    async def rematch_made_as(self, rematch_table_id: str) -> tuple[str, datetime] | None:
+        with self._lock:
+            for ended, made in self._home.rematches.items():
+                if made == rematch_table_id:
+                    return ended, self._home.rematch_times[ended]
+            return None
+
+    async def decline_rematch(self, table_id: str, seat: int, now: datetime) -> None:
+        with self._lock:
+            self._home.declines.setdefault(table_id, set()).add(seat)
+
+    async def rematch_declines(self, table_id: str) -> set[int]:
+        with self._lock:
+            return set(self._home.declines.get(table_id, set()))
 
     async def leaderboard(
         self, game: str, *, include_bots: bool, offset: int, limit: int

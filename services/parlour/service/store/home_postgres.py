@@ -82,6 +82,12 @@ BOARD_ALL = f"{_NAMED} WHERE r.game = %s ORDER BY r.ordinal DESC, r.subject DESC
 
 
 REMATCH_OF = "SELECT rematch_table_id FROM rematches WHERE table_id = %s"
+REMATCH_MADE_AS = "SELECT table_id, created_at FROM rematches WHERE rematch_table_id = %s"
+DECLINE_REMATCH = """
+INSERT INTO rematch_declines (table_id, seat, declined_at) VALUES (%s, %s, %s)
+ON CONFLICT (table_id, seat) DO NOTHING
+"""
+REMATCH_DECLINES = "SELECT seat FROM rematch_declines WHERE table_id = %s"
 ADD_REMATCH = """
 WITH made AS (
     INSERT INTO rematches (table_id, rematch_table_id, created_at) VALUES (%s, %s, %s)
@@ -133,6 +139,10 @@ class PostgresHome(HomeStore):
         async with self._connect() as conn:
             cursor = await conn.execute(statement, params, prepare=True)
             return list(await cursor.fetchall())
+
+    async def _execute(self, statement: str, params: Any) -> None:
+        async with self._connect() as conn:
+            await conn.execute(statement, params, prepare=True)
 
     async def my_tables(
         self, account_id: str, limit: int, after: tuple[datetime, str] | None = None
@@ -226,6 +236,16 @@ class PostgresHome(HomeStore):
     async def rematch_of(self, table_id: str) -> str | None:
         rows = await self._all(REMATCH_OF, (table_id,))
         return str(rows[0][0]) if rows else None
+
+    async def rematch_made_as(self, rematch_table_id: str) -> tuple[str, datetime] | None:
+        rows = await self._all(REMATCH_MADE_AS, (rematch_table_id,))
+        return (str(rows[0][0]), rows[0][1]) if rows else None
+
+    async def decline_rematch(self, table_id: str, seat: int, now: datetime) -> None:
+        await self._execute(DECLINE_REMATCH, (table_id, seat, now))
+
+    async def rematch_declines(self, table_id: str) -> set[int]:
+        return {int(row[0]) for row in await self._all(REMATCH_DECLINES, (table_id,))}
 
     async def add_rematch(self, table_id: str, rematch_table_id: str, now: datetime) -> str:
         rows = await self._all(ADD_REMATCH, (table_id, rematch_table_id, now, table_id))

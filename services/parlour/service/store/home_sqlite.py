@@ -22,6 +22,7 @@ from parlour.service.store.schema import (
     accounts,
     plays,
     ratings,
+    rematch_declines,
     rematches,
     results,
     seats,
@@ -229,6 +230,27 @@ class SqliteHome(HomeStore):
         query = sa.select(rematches.c.rematch_table_id).where(rematches.c.table_id == table_id)
         rows = await self._rows(query)
         return str(rows[0]["rematch_table_id"]) if rows else None
+
+    async def rematch_made_as(self, rematch_table_id: str) -> tuple[str, datetime] | None:
+        query = sa.select(rematches.c.table_id, rematches.c.created_at).where(
+            rematches.c.rematch_table_id == rematch_table_id
+        )
+        rows = await self._rows(query)
+        return (str(rows[0]["table_id"]), _aware(rows[0]["created_at"])) if rows else None
+
+    async def decline_rematch(self, table_id: str, seat: int, now: datetime) -> None:
+        def write() -> None:
+            with self._write() as conn:
+                conn.execute(
+                    rematch_declines.insert().prefix_with("OR IGNORE"),
+                    {"table_id": table_id, "seat": seat, "declined_at": now},
+                )
+
+        await self._call(write)
+
+    async def rematch_declines(self, table_id: str) -> set[int]:
+        query = sa.select(rematch_declines.c.seat).where(rematch_declines.c.table_id == table_id)
+        return {int(row["seat"]) for row in await self._rows(query)}
 
     async def add_rematch(self, table_id: str, rematch_table_id: str, now: datetime) -> str:
         def write() -> str:

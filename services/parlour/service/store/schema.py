@@ -241,4 +241,18 @@ rematches = sa.Table(
     sa.ForeignKeyConstraint(
         ["table_id"], ["tables.table_id"], name="fk_rematches_table", ondelete="CASCADE"
     ),
+    sa.Index("ix_rematches_rematch", "rematch_table_id"),
+)
+
+# A rematch's seat its old player declined (app/rematch.py): no longer held for them.
+rematch_declines = sa.Table(
+    "rematch_declines",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("seat", sa.Integer(), nullable=False),
+    sa.Column("declined_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("table_id", "seat", name="pk_rematch_declines"),
+    sa.ForeignKeyConstraint(
+        ["table_id"], ["rematches.table_id"], name="fk_rematch_declines_rematch", ondelete="CASCADE"
+    ),
 )
