@@ -75,6 +75,10 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         PARLOUR_JOIN_PER_MINUTE="1000",
         PARLOUR_SIGN_IN_PER_MINUTE="1000",
         PARLOUR_DEVICES_PER_MINUTE="1000",
+        # the tests' own calls (playing a seat through the gateway) and every open page's
+        # polls share the one address too
+        PARLOUR_VIEW_PER_SECOND="1000",
+        PARLOUR_ACT_PER_SECOND="1000",
     )
     parlour = [sys.executable, "-m", "parlour.cli"]
     children: list[subprocess.Popen[bytes]] = []

@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx
 
-from tests.web.conftest import browser, web_stack  # noqa: F401 (the fixtures)
 from tests.web.test_browser_accounts import session_cookie
 from tests.web.test_browser_table import DESKTOP, PHONE, open_page, shot
 from tests.web.waiting import wait_until
@@ -83,8 +82,8 @@ def play_seat_zero(base: str, session: str, table_id: str) -> dict[str, Any]:
 
 
 def test_your_games_and_the_leaderboard_in_both_languages(
-    browser: Any,  # noqa: F811
-    web_stack: str,  # noqa: F811
+    browser: Any,
+    web_stack: str,
 ) -> None:
     page = open_page(browser, web_stack, DESKTOP)
     page.wait_for_selector("#account .who")

@@ -11,9 +11,8 @@ from typing import Any
 
 import httpx
 
-from tests.home.test_browser_home import call, host_against_a_bot, play_seat_zero
-from tests.web.conftest import browser, web_stack  # noqa: F401 (the fixtures)
 from tests.web.test_browser_accounts import session_cookie
+from tests.web.test_browser_home import call, host_against_a_bot, play_seat_zero
 from tests.web.test_browser_table import DESKTOP, PHONE, open_page, shot
 
 #: English words that must not show on these Polish screens
@@ -27,8 +26,8 @@ def english_in(text: str) -> list[str]:
 
 
 def test_polish_screens_say_bot_levels_account_buttons_and_fork_names_in_polish(
-    browser: Any,  # noqa: F811
-    web_stack: str,  # noqa: F811
+    browser: Any,
+    web_stack: str,
 ) -> None:
     page = open_page(browser, web_stack, PHONE)
     page.wait_for_selector("#account .who", state="attached")

@@ -11,9 +11,8 @@ from typing import Any
 
 import httpx
 
-from tests.home.test_browser_home import call
-from tests.web.conftest import browser, web_stack  # noqa: F401 (the fixtures)
 from tests.web.test_browser_accounts import session_cookie
+from tests.web.test_browser_home import call
 from tests.web.test_browser_table import DESKTOP, PHONE, open_page, shot
 from tests.web.waiting import wait_until
 
@@ -77,8 +76,8 @@ def finished_game(base: str, ada: str, bea: str, level: str) -> str:
 
 
 def test_two_people_accept_a_rematch_and_the_bot_comes_along(
-    browser: Any,  # noqa: F811
-    web_stack: str,  # noqa: F811
+    browser: Any,
+    web_stack: str,
 ) -> None:
     first = open_page(browser, web_stack, DESKTOP)
     second = open_page(browser, web_stack, PHONE)
@@ -126,8 +125,8 @@ def test_two_people_accept_a_rematch_and_the_bot_comes_along(
 
 
 def test_a_held_seat_is_declined_from_the_game_over_panel(
-    browser: Any,  # noqa: F811
-    web_stack: str,  # noqa: F811
+    browser: Any,
+    web_stack: str,
 ) -> None:
     """Bea's seat waits for her (a stranger is refused it) until she presses "Not this
     time"; then anyone may take it. In Polish on her phone."""

@@ -19,9 +19,7 @@ from parlour.tui.app import ParlourApp
 from parlour.tui.history import HistoryScreen, LeaderboardScreen, ReplayScreen
 from parlour.tui.saved import SavedSeat
 from parlour.tui.table import TableScreen
-from tests.tui.conftest import Service, ai_worker, make_app, service, shoot, wait_until
-
-__all__ = ["make_app", "service"]  # the terminal tests' fixtures
+from tests.tui.conftest import Service, ai_worker, shoot, wait_until
 
 
 async def finished_game(client: ParlourClient, rng: random.Random) -> tuple[str, str]:
