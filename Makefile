@@ -171,7 +171,8 @@ bench-engine: bench-deps
 	$(BIN)/python bench/engine.py
 
 ## make bench-service: acts/s, act latency and CPU per act over gRPC against a scratch Postgres
-## database, beside the empty-call and commit floors and a skeleton service (bench/skeleton.py)
+## database, beside the empty-call and commit floors and a skeleton service (bench/skeleton.py);
+## and the watched shape (every seat on a Watch stream, then 10 spectators per game more)
 bench-service: $(STAMP)
 	$(BIN)/python bench/service.py
 

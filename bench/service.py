@@ -10,6 +10,15 @@ answer had as its min_version, as a client told of a move by Watch does.
 Prints Act and GetView calls per second, p50/p99 Act latency, the service's
 CPU per Act and the cores used by the service, the clients and Postgres.
 
+Then the watched shape (issue 34): every seat of every game on its own Watch
+stream (and, as a second line, 10 spectators' streams per game), one move in
+flight per game, each made from the view the seat's stream brought. It prints
+moves/s, the service's CPU per move, the latency from an Act to the last of
+the table's streams bringing its version, and the service's memory per 1,000
+open streams; the skeleton serves the same streams with canned views, and the
+ratios to it are printed. The per-caller rates are off for the served process
+(every client runs here, from one address).
+
 Beside it, in the same run, the raw floors it is compared with:
   * an empty gRPC unary call (grpc.aio, 64 in flight: the health Check of a
     bare server in its own process), measured before and after the service
@@ -58,11 +67,14 @@ from psycopg import sql
 
 from parlour.cli.serve import event_loop
 from parlour.client import ParlourClient, Seat
+from parlour.service.grpc import rates
 from parlour.service.grpc.limits import SERVER_OPTIONS
 
 GAMES = (("wizard", 4), ("hearts", 4), ("crazy8s", 4), ("kaiser", 4))
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 TARGET_RATIO, AIM_RATIO, TARGET_P50_MS, TARGET_GROWTH = 0.3, 0.3, 1.5, 1.5
+#: the watched shape's targets (issue 34): CPU per move and moves/s against the skeleton's
+TARGET_WATCH_CPU, TARGET_WATCH_RATE = 1.5, 0.7
 
 
 # -- processes and databases -----------------------------------------------------------------
@@ -367,6 +379,218 @@ async def load(
     return len(tally.act_ms) / elapsed, tally
 
 
+@dataclass
+class WatchTally:
+    """What the watched shape counted: moves, each move's Act-to-last-watcher latency,
+    Watch messages received, and the streams (and service memory) at their peak."""
+
+    fanout_ms: list[float] = field(default_factory=list)
+    messages: int = 0
+    games_finished: int = 0
+    streams: int = 0  # open now
+    peak_streams: int = 0
+    peak_rss_kb: int = 0
+
+    @property
+    def moves(self) -> int:
+        return len(self.fanout_ms)
+
+
+def rss_kb(pid: int) -> int:
+    """A process's resident memory now, in KiB (Linux /proc; 0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+async def watched_play(
+    client: ParlourClient,
+    index: int,
+    deadline: float,
+    tally: WatchTally,
+    rng: random.Random,
+    spectators: int,
+) -> None:
+    """Play games back to back until the deadline with every seat on its own Watch stream
+    (and ``spectators`` more streams without a seat), one move in flight: the seat to act
+    moves from the view its stream brought, and the next move waits until every stream
+    of the table has brought the version the Act answered."""
+    while time.perf_counter() < deadline:
+        game, seat_count = GAMES[index % len(GAMES)]
+        table = await new_table(client, game, seat_count)
+        await watched_game(client, table, deadline, tally, rng, spectators)
+
+
+async def watched_game(
+    client: ParlourClient,
+    table: list[Seat],
+    deadline: float,
+    tally: WatchTally,
+    rng: random.Random,
+    spectators: int,
+) -> None:
+    """One game of :func:`watched_play`, until it ends or the deadline comes."""
+    seat_count = len(table)
+    watchers = seat_count + spectators
+    versions = [0] * watchers
+    views: dict[int, Any] = {}
+    ended = [False] * watchers
+    bump = asyncio.Event()
+
+    async def follow(i: int, stream: Any, seat: int | None) -> None:
+        tally.streams += 1
+        tally.peak_streams = max(tally.peak_streams, tally.streams)
+        try:
+            async for update in stream:
+                versions[i] = update.version
+                if seat is not None:
+                    views[seat] = update
+                tally.messages += 1
+                bump.set()
+        finally:
+            tally.streams -= 1
+            ended[i] = True
+            bump.set()
+
+    streams = [table[seat].watch() for seat in range(seat_count)]
+    streams += [client.watch(table[0].table_id) for _ in range(spectators)]
+    tasks = [
+        asyncio.create_task(follow(i, stream, i if i < seat_count else None))
+        for i, stream in enumerate(streams)
+    ]
+    try:
+        target, acted_at = 1, 0.0
+        while True:
+            while min(versions) < target and not all(ended):
+                bump.clear()
+                await bump.wait()
+            if acted_at:
+                tally.fanout_ms.append((time.perf_counter() - acted_at) * 1000)
+            view = views[0].view
+            to_act = list(view.to_act)
+            if not to_act or view.is_over:
+                tally.games_finished += 1
+                break
+            if time.perf_counter() >= deadline:
+                break
+            seat = rng.choice(to_act)
+            current = views[seat]
+            choice = rng.choice(current.view.legal_actions)
+            acted_at = time.perf_counter()
+            answer = await table[seat].act(choice.id, expected_version=current.version)
+            target = answer.version
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for stream in streams:
+            await stream.aclose()
+
+
+async def watched_load(
+    server: Child, in_flight: int, seconds: float, spectators: int
+) -> tuple[float, WatchTally]:
+    """``in_flight`` watched games for ``seconds``: (moves/s, what was counted)."""
+    tally = WatchTally()
+    clients = [ParlourClient(server.address) for _ in range(max(1, in_flight // 8))]
+    deadline = time.perf_counter() + seconds
+
+    async def sample() -> None:
+        while time.perf_counter() < deadline:
+            await asyncio.sleep(0.25)
+            if tally.streams >= tally.peak_streams:
+                tally.peak_rss_kb = max(tally.peak_rss_kb, rss_kb(server.pid))
+
+    start = time.perf_counter()
+    sampler = asyncio.create_task(sample())
+    await asyncio.gather(
+        *(
+            watched_play(
+                clients[i % len(clients)], i, deadline, tally, random.Random(i), spectators
+            )
+            for i in range(in_flight)
+        )
+    )
+    elapsed = time.perf_counter() - start
+    await sampler
+    for client in clients:
+        await client.close()
+    return tally.moves / elapsed, tally
+
+
+@dataclass
+class WatchedLevel:
+    """What one watched load level measured."""
+
+    in_flight: int
+    spectators: int
+    moves_per_second: float
+    tally: WatchTally
+    cores: tuple[float, float, float]  # service, clients, postgres
+    rss_before_kb: int
+    steal: float
+
+    def service_ms(self) -> float:
+        """The service's CPU ms per move (the Act, and every Watch message it causes)."""
+        rate = self.moves_per_second
+        return self.cores[0] * 1000 / rate if rate else float("nan")
+
+    def kb_per_1000_streams(self) -> float:
+        """The service's memory growth with its streams open, per 1,000 streams (their
+        tables included), in KiB."""
+        grown = self.tally.peak_rss_kb - self.rss_before_kb
+        return grown * 1000 / self.tally.peak_streams if self.tally.peak_streams else math.nan
+
+    def row(self) -> str:
+        tally = self.tally
+        return (
+            f"{self.in_flight:>9} {self.spectators:>5} {self.moves_per_second:7.0f}"
+            f" {tally.messages / max(1, tally.moves):6.1f}"
+            f" {quantile(tally.fanout_ms, 0.5):8.2f} {quantile(tally.fanout_ms, 0.99):8.2f}"
+            f" {self.service_ms():6.2f} {self.cores[0]:8.2f} {self.cores[1]:7.2f}"
+            f" {self.cores[2]:8.2f} {tally.peak_streams:7d}"
+            f" {self.kb_per_1000_streams() / 1024:7.1f} {tally.games_finished:5d}"
+            f" {self.steal * 100:5.0f}%"
+        )
+
+
+WATCH_HEADER = (
+    f"{'in flight':>9} {'specs':>5} {'moves/s':>7} {'msg/mv':>6} {'fan p50':>8} {'fan p99':>8}"
+    f" {'ms/mv':>6} {'service':>8} {'clients':>7} {'postgres':>8} {'streams':>7}"
+    f" {'MiB/1k':>7} {'games':>5} {'steal':>6}"
+)
+WATCH_LEGEND = """\
+  the watched shape: every seat of every game on its own Watch stream (specs: that
+  many spectators' streams more per game), one move in flight per game, each moved
+  from the view its seat's stream brought; msg/mv: Watch messages per move; fan
+  p50/p99: ms from sending an Act to the last of the table's streams bringing its
+  version; ms/mv: the service's CPU ms per move (table setup included); streams:
+  Watch streams open at the peak; MiB/1k: the service's memory growth from before
+  the level to that peak, per 1,000 open streams (their tables included)"""
+
+
+def measure_watched(
+    server: Child, url: sa.URL, levels: list[int], seconds: float, spectators: list[int]
+) -> dict[tuple[int, int], WatchedLevel]:
+    """Each watched load level against ``server`` (after a short warm-up)."""
+    asyncio.run(watched_load(server, 2, 1.0, 0))
+    results: dict[tuple[int, int], WatchedLevel] = {}
+    for watching in spectators:
+        for level in levels:
+            share = CpuShare(server, url)
+            before = rss_kb(server.pid)
+            rate, tally = asyncio.run(watched_load(server, level, seconds, watching))
+            results[level, watching] = WatchedLevel(
+                level, watching, rate, tally, share.cores(), before, share.steal()
+            )
+    return results
+
+
 async def wizard_growth(address: str, games: int = 3) -> tuple[float, float, int]:
     """Median Act latency of the first and of the last 30 moves of full 3-seat Wizard games.
 
@@ -481,6 +705,16 @@ def main() -> int:
         default=3,
         help="full Wizard games timed for latency growth (0: skip; default %(default)s)",
     )
+    parser.add_argument(
+        "--shapes",
+        default="today,watched",
+        help="which shapes to run: today (GetView and Act), watched (every seat on Watch)",
+    )
+    parser.add_argument(
+        "--spectators",
+        default="0,10",
+        help="spectators per game in the watched shape, one line each (default %(default)s)",
+    )
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--skeleton-server", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -499,6 +733,12 @@ def main() -> int:
         or DEFAULT_ADMIN_URL
     ).set(drivername="postgresql+psycopg")
     levels = [int(level) for level in args.levels.split(",")]
+    # every client runs in this one process, from one address: the per-caller rates
+    # (``parlour serve --host-per-minute`` and the like) would refuse it, so all are off
+    for knob in rates.KNOBS:
+        os.environ[knob.env] = "0"
+    shapes = set(args.shapes.split(","))
+    spectators = [int(n) for n in args.spectators.split(",")] if "watched" in shapes else []
     bare_command = [sys.executable, __file__, "--bare-server"]
     load_start = load_average()
     with scratch_database(admin) as url:
@@ -511,7 +751,10 @@ def main() -> int:
         serve = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
         serve += ["--database-url", url.render_as_string(hide_password=False)]
         with process(serve, "serving on") as server:
-            results = measure(server, url, levels, args.seconds, args.view_every_move)
+            results: dict[int, Level] = {}
+            if "today" in shapes:
+                results = measure(server, url, levels, args.seconds, args.view_every_move)
+            watched = measure_watched(server, url, levels, args.seconds, spectators)
             if args.growth_games:
                 first, last, moves = asyncio.run(wizard_growth(server.address, args.growth_games))
             canned = asyncio.run(skeleton.capture(server.address))
@@ -520,7 +763,10 @@ def main() -> int:
             file.flush()
             command = [sys.executable, __file__, "--skeleton-server", file.name, libpq(url)]
             with process(command, "skeleton server on") as bare_service:
-                bones = measure(bare_service, url, levels, args.seconds, args.view_every_move)
+                bones: dict[int, Level] = {}
+                if "today" in shapes:
+                    bones = measure(bare_service, url, levels, args.seconds, args.view_every_move)
+                watched_bones = measure_watched(bare_service, url, levels, args.seconds, spectators)
         # the floor once more, so that a machine busier at one end cannot flatter the ratio
         with process(bare_command, "bare server on") as bare:
             empty_after = asyncio.run(empty_calls(bare, 3.0))
@@ -544,6 +790,67 @@ def main() -> int:
         f"floor: the client's CPU per commit (psycopg async pool)     {commits.client_ms:7.3f} ms"
         f"  (16 in flight, same event loop); commit p50, 1 in flight {commits.p50_ms:.2f} ms"
     )
+    if results:
+        print_today(results, bones, empty, floor, commits, single, commit_16)
+    if watched:
+        print_watched(watched, watched_bones, floor, commits, single)
+    if args.growth_games:
+        print(
+            f"\nfull 3-seat Wizard games ({moves} acts each, {args.growth_games} games):"
+            f" median act latency of the first 30 acts {first:.2f} ms,"
+        )
+        print(
+            f"  of the last 30 {last:.2f} ms: last/first {last / first:.2f}x"
+            f" (target <= {TARGET_GROWTH}x)"
+        )
+    return 0
+
+
+def print_watched(
+    watched: dict[tuple[int, int], WatchedLevel],
+    bones: dict[tuple[int, int], WatchedLevel],
+    floor: EmptyCalls,
+    commits: Commits,
+    single: EmptyCalls,
+) -> None:
+    print(f"\nthe watched shape, the service:\n{WATCH_HEADER}")
+    for level in watched.values():
+        print(level.row())
+    print(WATCH_LEGEND)
+    print(f"the watched shape, the skeleton (canned views on the same streams):\n{WATCH_HEADER}")
+    for level in bones.values():
+        print(level.row())
+    latency_floor = single.p50_ms + commits.p50_ms
+    for key, level in watched.items():
+        bone = bones[key]
+        print(
+            f"{level.in_flight:>3} in flight, {level.spectators:>2} spectators: CPU per move"
+            f" {level.service_ms():.2f} ms against the skeleton's {bone.service_ms():.2f} ms"
+            f" ({level.service_ms() / bone.service_ms():.2f}x, target <= {TARGET_WATCH_CPU}x);"
+            f" moves/s {level.moves_per_second / bone.moves_per_second:.2f}x the skeleton's"
+            f" (target >= {TARGET_WATCH_RATE}x); fan-out p50"
+            f" {quantile(level.tally.fanout_ms, 0.5):.2f} ms against"
+            f" {quantile(bone.tally.fanout_ms, 0.5):.2f} ms"
+        )
+    for (in_flight, _), level in watched.items():
+        if in_flight == 1:
+            p50 = quantile(level.tally.fanout_ms, 0.5)
+            print(
+                f"  1 in flight, {level.spectators} spectators: Act-to-last-watcher p50"
+                f" {p50:.2f} ms, {p50 / latency_floor:.2f}x the floor (an empty call and"
+                f" a commit: {latency_floor:.2f} ms; target <= 2x)"
+            )
+
+
+def print_today(
+    results: dict[int, Level],
+    bones: dict[int, Level],
+    empty: float,
+    floor: EmptyCalls,
+    commits: Commits,
+    single: EmptyCalls,
+    commit_16: float,
+) -> None:
     print(f"\n{HEADER}")
     for level in results.values():
         print(level.row(empty))
@@ -555,15 +862,6 @@ def main() -> int:
 
     best = max(level.acts_per_second for level in results.values())
     skeleton_best = max(level.acts_per_second for level in bones.values())
-    if args.growth_games:
-        print(
-            f"\nfull 3-seat Wizard games ({moves} acts each, {args.growth_games} games):"
-            f" median act latency of the first 30 acts {first:.2f} ms,"
-        )
-        print(
-            f"  of the last 30 {last:.2f} ms: last/first {last / first:.2f}x"
-            f" (target <= {TARGET_GROWTH}x)"
-        )
     print(
         f"best acts/s / empty-call rate: {best / empty:.3f} "
         f"(target >= {TARGET_RATIO}, aim {AIM_RATIO})"
@@ -596,7 +894,6 @@ def main() -> int:
             f" act p50 {quantile(bone.tally.act_ms, 0.5):.2f} ms against"
             f" {quantile(level.tally.act_ms, 0.5):.2f} ms"
         )
-    return 0
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@ class Canned:
     start: bytes
     view: bytes
     act: bytes
+    watch: bytes  # a seat's Watch message after a move (its view and the move's events)
+    spectator_watch: bytes  # the same for a spectator
 
 
 async def capture(address: str) -> Canned:
@@ -77,19 +79,34 @@ async def capture(address: str) -> Canned:
             alone = list(view.view.to_act) == [seat.seat]  # (not the passing, all at once)
             handed_on = len(acted.view.to_act) == 1 and seat.seat not in acted.view.to_act
             if moves >= MOVES_BEFORE_CAPTURE and alone and handed_on:
+                watched = await _first(seats[0].watch(from_version=view.version))
+                spectated = await _first(client.watch(table_id, from_version=view.version))
                 return Canned(
                     hosted.SerializeToString(),
                     joined.SerializeToString(),
                     start.SerializeToString(),
                     view.SerializeToString(),
                     acted.SerializeToString(),
+                    watched.SerializeToString(),
+                    spectated.SerializeToString(),
                 )
     finally:
         await client.close()
 
 
+async def _first(stream: AsyncIterator[play_pb2.WatchResponse]) -> play_pb2.WatchResponse:
+    """The first message of a Watch stream (which is then closed)."""
+    try:
+        async for update in stream:
+            return update
+        raise RuntimeError("the Watch stream ended before its first message")
+    finally:
+        await stream.aclose()  # type: ignore[attr-defined]
+
+
 class _Lobby(lobby_pb2_grpc.LobbyServiceServicer):
-    """The host sits at seat 0; a joiner named "pN" (as the benchmark names them) at seat N."""
+    """The host sits at seat 0; a joiner named "pN" (as the benchmark names them) at seat N.
+    Every hosted table has an id of its own (the watched shape follows each one)."""
 
     def __init__(self, canned: Canned) -> None:
         self.host = lobby_pb2.HostTableResponse.FromString(canned.host)
@@ -98,15 +115,37 @@ class _Lobby(lobby_pb2_grpc.LobbyServiceServicer):
         for seat, join in enumerate(self.joins):
             join.seat = seat
         self.start = lobby_pb2.StartTableResponse.FromString(canned.start)
+        self.hosted = 0
 
     async def HostTable(self, request: Any, context: Any) -> lobby_pb2.HostTableResponse:
-        return self.host
+        self.hosted += 1
+        hosted = lobby_pb2.HostTableResponse()
+        hosted.CopyFrom(self.host)
+        hosted.table.table_id = f"skeleton{self.hosted:08d}"
+        return hosted
 
     async def JoinTable(self, request: Any, context: Any) -> lobby_pb2.JoinTableResponse:
         return self.joins[int(request.player_name[1:]) % SEATS]
 
     async def StartTable(self, request: Any, context: Any) -> lobby_pb2.StartTableResponse:
         return self.start
+
+
+class _Feed:
+    """A watched table of the skeleton: its version, the seat to act, and the future its
+    watchers wait on (replaced at each Act: one wake-up for them all)."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+        self.to_act = 0
+        self.changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def moved(self, seat: int) -> int:
+        self.version += 1
+        self.to_act = (seat + 1) % SEATS
+        changed, self.changed = self.changed, asyncio.get_running_loop().create_future()
+        changed.set_result(None)
+        return self.version
 
 
 class _Play(play_pb2_grpc.PlayServiceServicer):
@@ -134,6 +173,23 @@ class _Play(play_pb2_grpc.PlayServiceServicer):
             self.again.append(again)
         self.pool = pool
         self.acted = 0
+        # the watched shape: a Watch message per (watcher, seat to act), spectators last
+        self.watched: list[list[play_pb2.WatchResponse]] = []
+        for watcher in range(SEATS + 1):
+            canned_bytes = canned.watch if watcher < SEATS else canned.spectator_watch
+            row = []
+            for to_act in range(SEATS):
+                message = play_pb2.WatchResponse.FromString(canned_bytes)
+                if watcher < SEATS:
+                    message.view.seat = watcher
+                message.view.to_act[:] = [to_act]
+                del message.view.legal_actions[:]
+                if watcher == to_act:  # the seat to act is offered the captured choices
+                    message.view.legal_actions.extend(self.views[0].view.legal_actions)
+                row.append(message)
+            self.watched.append(row)
+        self.feeds: dict[str, _Feed] = {}
+        self.base_version = self.watched[0][0].version
 
     async def GetView(self, request: Any, context: Any) -> play_pb2.GetViewResponse:
         return self.views[request.seat % SEATS]
@@ -141,9 +197,32 @@ class _Play(play_pb2_grpc.PlayServiceServicer):
     async def Act(self, request: Any, context: Any) -> play_pb2.ActResponse:
         async with self.pool.connection() as conn:
             await conn.execute(INSERT, ("x",), prepare=True)
+        feed = self.feeds.get(request.table_id)
+        if feed is not None:  # a watched table: the move reaches its watchers
+            seat = request.seat % SEATS
+            answer = play_pb2.ActResponse()
+            answer.CopyFrom(self.acts[seat])
+            answer.version = feed.moved(seat)
+            answer.view.to_act[:] = [feed.to_act]
+            return answer
         self.acted += 1
         answers = self.again if self.acted % AGAIN == 0 else self.acts
         return answers[request.seat % SEATS]
+
+    async def Watch(self, request: Any, context: Any) -> AsyncIterator[play_pb2.WatchResponse]:
+        feed = self.feeds.get(request.table_id)
+        if feed is None:
+            feed = self.feeds[request.table_id] = _Feed(self.base_version)
+        messages = self.watched[request.seat % SEATS if request.HasField("seat") else SEATS]
+        sent = request.from_version
+        while True:
+            if feed.version > sent:
+                message = play_pb2.WatchResponse()
+                message.CopyFrom(messages[feed.to_act])
+                message.version = sent = feed.version
+                yield message
+            else:
+                await feed.changed
 
 
 @asynccontextmanager
