@@ -433,8 +433,10 @@ async def watched_game(
     tally: WatchTally,
     rng: random.Random,
     spectators: int,
+    moves: float = math.inf,
 ) -> None:
-    """One game of :func:`watched_play`, until it ends or the deadline comes."""
+    """One game of :func:`watched_play`, until it ends, the deadline comes or it has
+    had ``moves`` moves."""
     seat_count = len(table)
     watchers = seat_count + spectators
     versions = [0] * watchers
@@ -476,7 +478,7 @@ async def watched_game(
             if not to_act or view.is_over:
                 tally.games_finished += 1
                 break
-            if time.perf_counter() >= deadline:
+            if time.perf_counter() >= deadline or tally.moves >= moves:
                 break
             seat = rng.choice(to_act)
             current = views[seat]
