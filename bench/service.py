@@ -382,14 +382,13 @@ async def load(
 @dataclass
 class WatchTally:
     """What the watched shape counted: moves, each move's Act-to-last-watcher latency,
-    Watch messages received, and the streams (and service memory) at their peak."""
+    Watch messages received, and the streams open at the peak."""
 
     fanout_ms: list[float] = field(default_factory=list)
     messages: int = 0
     games_finished: int = 0
     streams: int = 0  # open now
     peak_streams: int = 0
-    peak_rss_kb: int = 0
 
     @property
     def moves(self) -> int:
@@ -502,14 +501,7 @@ async def watched_load(
     clients = [ParlourClient(server.address) for _ in range(max(1, in_flight // 8))]
     deadline = time.perf_counter() + seconds
 
-    async def sample() -> None:
-        while time.perf_counter() < deadline:
-            await asyncio.sleep(0.25)
-            if tally.streams >= tally.peak_streams:
-                tally.peak_rss_kb = max(tally.peak_rss_kb, rss_kb(server.pid))
-
     start = time.perf_counter()
-    sampler = asyncio.create_task(sample())
     await asyncio.gather(
         *(
             watched_play(
@@ -519,7 +511,6 @@ async def watched_load(
         )
     )
     elapsed = time.perf_counter() - start
-    await sampler
     for client in clients:
         await client.close()
     return tally.moves / elapsed, tally
@@ -534,19 +525,12 @@ class WatchedLevel:
     moves_per_second: float
     tally: WatchTally
     cores: tuple[float, float, float]  # service, clients, postgres
-    rss_before_kb: int
     steal: float
 
     def service_ms(self) -> float:
         """The service's CPU ms per move (the Act, and every Watch message it causes)."""
         rate = self.moves_per_second
         return self.cores[0] * 1000 / rate if rate else float("nan")
-
-    def kb_per_1000_streams(self) -> float:
-        """The service's memory growth with its streams open, per 1,000 streams (their
-        tables included), in KiB."""
-        grown = self.tally.peak_rss_kb - self.rss_before_kb
-        return grown * 1000 / self.tally.peak_streams if self.tally.peak_streams else math.nan
 
     def row(self) -> str:
         tally = self.tally
@@ -556,7 +540,7 @@ class WatchedLevel:
             f" {quantile(tally.fanout_ms, 0.5):8.2f} {quantile(tally.fanout_ms, 0.99):8.2f}"
             f" {self.service_ms():6.2f} {self.cores[0]:8.2f} {self.cores[1]:7.2f}"
             f" {self.cores[2]:8.2f} {tally.peak_streams:7d}"
-            f" {self.kb_per_1000_streams() / 1024:7.1f} {tally.games_finished:5d}"
+            f" {tally.games_finished:5d}"
             f" {self.steal * 100:5.0f}%"
         )
 
@@ -564,7 +548,7 @@ class WatchedLevel:
 WATCH_HEADER = (
     f"{'in flight':>9} {'specs':>5} {'moves/s':>7} {'msg/mv':>6} {'fan p50':>8} {'fan p99':>8}"
     f" {'ms/mv':>6} {'service':>8} {'clients':>7} {'postgres':>8} {'streams':>7}"
-    f" {'MiB/1k':>7} {'games':>5} {'steal':>6}"
+    f" {'games':>5} {'steal':>6}"
 )
 WATCH_LEGEND = """\
   the watched shape: every seat of every game on its own Watch stream (specs: that
@@ -572,8 +556,41 @@ WATCH_LEGEND = """\
   from the view its seat's stream brought; msg/mv: Watch messages per move; fan
   p50/p99: ms from sending an Act to the last of the table's streams bringing its
   version; ms/mv: the service's CPU ms per move (table setup included); streams:
-  Watch streams open at the peak; MiB/1k: the service's memory growth from before
-  the level to that peak, per 1,000 open streams (their tables included)"""
+  Watch streams open at the peak"""
+
+
+async def stream_memory(server: Child, tables: int = 50, per_table: int = 20) -> tuple[int, float]:
+    """The service's memory growth for idle open Watch streams: ``tables`` started 4-seat
+    Hearts tables, then ``per_table`` streams on each (its four seats and spectators),
+    every one having brought its first message. (streams, KiB per 1,000 streams)."""
+    clients = [ParlourClient(server.address) for _ in range(4)]  # < 1,000 streams each
+    seated = [await new_table(clients[i % 4], "hearts", 4) for i in range(tables)]
+    await asyncio.sleep(0.5)
+    before = rss_kb(server.pid)
+    arrived = asyncio.Semaphore(0)
+
+    async def hold(stream: Any) -> None:
+        async for _ in stream:
+            arrived.release()
+            await asyncio.Event().wait()  # open, idle, until cancelled
+
+    streams: list[Any] = []
+    for i, table in enumerate(seated):
+        streams += [seat.watch() for seat in table]
+        streams += [clients[i % 4].watch(table[0].table_id) for _ in range(per_table - 4)]
+    tasks = [asyncio.create_task(hold(stream)) for stream in streams]
+    for _ in streams:
+        await arrived.acquire()
+    await asyncio.sleep(0.5)
+    grown = rss_kb(server.pid) - before
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for stream in streams:
+        await stream.aclose()
+    for client in clients:
+        await client.close()
+    return len(streams), grown * 1000 / len(streams)
 
 
 def measure_watched(
@@ -585,10 +602,9 @@ def measure_watched(
     for watching in spectators:
         for level in levels:
             share = CpuShare(server, url)
-            before = rss_kb(server.pid)
             rate, tally = asyncio.run(watched_load(server, level, seconds, watching))
             results[level, watching] = WatchedLevel(
-                level, watching, rate, tally, share.cores(), before, share.steal()
+                level, watching, rate, tally, share.cores(), share.steal()
             )
     return results
 
@@ -757,6 +773,7 @@ def main() -> int:
             if "today" in shapes:
                 results = measure(server, url, levels, args.seconds, args.view_every_move)
             watched = measure_watched(server, url, levels, args.seconds, spectators)
+            memory = asyncio.run(stream_memory(server)) if spectators else None
             if args.growth_games:
                 first, last, moves = asyncio.run(wizard_growth(server.address, args.growth_games))
             canned = asyncio.run(skeleton.capture(server.address))
@@ -769,6 +786,7 @@ def main() -> int:
                 if "today" in shapes:
                     bones = measure(bare_service, url, levels, args.seconds, args.view_every_move)
                 watched_bones = measure_watched(bare_service, url, levels, args.seconds, spectators)
+                bone_memory = asyncio.run(stream_memory(bare_service)) if spectators else None
         # the floor once more, so that a machine busier at one end cannot flatter the ratio
         with process(bare_command, "bare server on") as bare:
             empty_after = asyncio.run(empty_calls(bare, 3.0))
@@ -796,6 +814,11 @@ def main() -> int:
         print_today(results, bones, empty, floor, commits, single, commit_16)
     if watched:
         print_watched(watched, watched_bones, floor, commits, single)
+    if memory is not None and bone_memory is not None:
+        print(
+            f"memory per 1,000 open Watch streams (idle, {memory[0]} on 50 Hearts tables):"
+            f" the service {memory[1] / 1024:.1f} MiB, the skeleton {bone_memory[1] / 1024:.1f} MiB"
+        )
     if args.growth_games:
         print(
             f"\nfull 3-seat Wizard games ({moves} acts each, {args.growth_games} games):"
