@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import pstats
 import random
@@ -35,8 +36,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from service import (
     DEFAULT_ADMIN_URL,
     GAMES,
+    Tally,
     WatchTally,
     new_table,
+    play,
     process,
     scratch_database,
     watched_game,
@@ -106,12 +109,36 @@ async def moves_watched(address: str, games: int, moves: int, spectators: int, p
     return sum(tally.moves for tally in tallies)
 
 
+async def moves_today(address: str, games: int, moves: int, pid: int) -> int:
+    """Today's shape (GetView and Act, no Watch: bench/service.py's ``play``), profiled
+    from the first table's hosting: ``moves`` Acts per game; Acts made."""
+    clients = [ParlourClient(address) for _ in range(max(1, games // 16))]
+    tallies = [Tally() for _ in range(games)]
+    os.kill(pid, signal.SIGUSR1)
+    await asyncio.gather(
+        *(
+            play(clients[i % len(clients)], i, math.inf, tallies[i], random.Random(i), moves=moves)
+            for i in range(games)
+        )
+    )
+    os.kill(pid, signal.SIGUSR1)
+    for client in clients:
+        await client.close()
+    return sum(len(tally.act_ms) for tally in tallies)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=16, help="games in flight")
     parser.add_argument("--moves", type=int, default=24, help="moves profiled per game")
     parser.add_argument("--spectators", type=int, default=0, help="spectators per game")
     parser.add_argument("--top", type=int, default=25, help="functions listed")
+    parser.add_argument(
+        "--today",
+        action="store_true",
+        help="today's shape (GetView and Act) instead, setup included",
+    )
+    parser.add_argument("--profile-out", help="also keep the profile (pstats) in this file")
     args = parser.parse_args()
     for knob in rates.KNOBS:
         os.environ[knob.env] = "0"
@@ -125,9 +152,14 @@ def main() -> int:
         serve = [sys.executable, "-c", SERVED, str(out), "serve", "--address", "127.0.0.1:0"]
         serve += ["--database-url", url.render_as_string(hide_password=False)]
         with process(serve, "serving on") as server:
-            made = asyncio.run(
-                moves_watched(server.address, args.games, args.moves, args.spectators, server.pid)
-            )
+            if args.today:
+                made = asyncio.run(moves_today(server.address, args.games, args.moves, server.pid))
+            else:
+                made = asyncio.run(
+                    moves_watched(
+                        server.address, args.games, args.moves, args.spectators, server.pid
+                    )
+                )
             deadline = time.monotonic() + 30
             while not out.exists() and time.monotonic() < deadline:
                 time.sleep(0.2)
@@ -143,6 +175,8 @@ def main() -> int:
     print(f"  store event reads per move   {reads / made:8.2f}")
     print(f"  store table reads per move   {rows / made:8.2f}")
     print(f"  Python calls per move        {total / made:8.0f} (coroutine resumptions counted)")
+    if args.profile_out:
+        stats.dump_stats(args.profile_out)
     print(f"  profiled seconds per move    {stats.total_tt * 1000 / made:8.2f} ms (under cProfile)")  # type: ignore[attr-defined]
     stats.sort_stats("cumulative").print_stats(args.top)
     stats.sort_stats("tottime").print_stats(args.top)
