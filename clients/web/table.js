@@ -78,11 +78,22 @@ export class TableScreen {
       this.wasNarrow = narrow();
     };
     window.addEventListener("resize", this.resized);
+    // While a panel (a hand's summary, the scores, game over) covers the table, what it
+    // covers is inert: out of the tab order and of what assistive technology reads,
+    // as behind any modal dialog.
+    this.modal = new MutationObserver(() => {
+      const open = this.root.querySelector(":scope > .overlay") !== null;
+      for (const child of this.root.children) {
+        if (!child.classList.contains("overlay")) child.inert = open;
+      }
+    });
+    this.modal.observe(this.root, { childList: true });
     this.readClock();
   }
 
   close() {
     this.stop();
+    this.modal.disconnect();
     document.removeEventListener("keydown", this.keys);
     window.removeEventListener("resize", this.resized);
     attention(false);

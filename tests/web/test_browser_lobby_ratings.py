@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+# its own stack (the fixture defined again here): it counts the ratings calls the lobby
+# makes, which other tests' tables in the shared stack would add to
+from tests.web.conftest import web_stack  # noqa: F401
 from tests.web.test_browser_accounts import session_cookie
 from tests.web.test_browser_home import call, host_against_a_bot, play_seat_zero
 from tests.web.test_browser_table import DESKTOP, PHONE, open_page, shot
@@ -18,7 +21,7 @@ ENGLISH_LEVELS = ("random", "easy", "normal", "hard", "expert")
 
 def test_the_lobby_shows_each_seated_players_rating_in_one_call(
     browser: Any,
-    web_stack: str,
+    web_stack: str,  # noqa: F811
 ) -> None:
     page = open_page(browser, web_stack, DESKTOP)
     page.wait_for_selector("#account .who")
