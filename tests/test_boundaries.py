@@ -137,6 +137,8 @@ LAYERS = (
     # the commands wire the layers together, so they may import any of them
     Layer("parlour.cli", ("parlour",)),
     Layer("parlour.client", ("parlour.client", "parlour.v1"), (*DRIVERS, *UI)),
+    # the terminal says its words from the phrasebook, a layer that imports nothing but
+    # itself (catalogues and formatting), as the browser says them from i18n/*.js
     Layer("parlour.tui", ("parlour.tui", "parlour.client", "parlour.v1", "parlour.words"), DRIVERS),
     Layer("parlour", ()),  # the package's own __init__
 )
