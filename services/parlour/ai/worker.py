@@ -328,7 +328,10 @@ class Worker:
                 request_id=new_request_id(),
             )
         except ParlourError as error:
-            if error.code not in TURN_GONE:
+            # PERMISSION_DENIED after a claim: the seat was a person's away, and the person
+            # came back before the bot's move (the worker token acts for bot seats only):
+            # the turn is theirs again, not a refusal of the worker
+            if error.code not in TURN_GONE and error.code != grpc.StatusCode.PERMISSION_DENIED:
                 raise
             self.tally.dropped += 1
             log.debug("%s dropped %s: %s", client.worker_id, where, error.message)
