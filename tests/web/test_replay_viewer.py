@@ -167,10 +167,12 @@ def test_step_through_a_finished_game_and_play_on_from_a_point(
     while not move(page):
         stall.check("no move came to the forked table's person seat")
         page.wait_for_timeout(100)
-    deadline = time.monotonic() + 20
-    while moves_of(web_stack, forked, 1) == before:
-        assert time.monotonic() < deadline, "the forked table never took the move"
+    # the move was sent: it shows in the log within a few polls (a hang is what fails)
+    for _ in range(600):
+        if moves_of(web_stack, forked, 1) != before:
+            break
         time.sleep(0.1)
+    assert moves_of(web_stack, forked, 1) != before, "the forked table never took the move"
     assert not errors, errors
     assert not camera.found, camera.found
     context.close()
