@@ -187,7 +187,8 @@ bench-home: $(STAMP)
 	$(BIN)/python bench/home.py
 
 ## make selfplay-ratings: each bot level's OpenSkill ordinal from 200 self-play games per game,
-## rated through the rating projection (app/ratings.py), with 95% intervals (long: hours of CPU)
+## rated through the rating projection (app/ratings.py), with 95% intervals; a process per
+## game, as many at once as there are cores (long: about an hour on two cores)
 selfplay-ratings: $(STAMP)
 	$(BIN)/python bench/selfplay_ratings.py --games 200
 
