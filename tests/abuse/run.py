@@ -229,8 +229,9 @@ def _attack_in_process(name: str, *args: Any) -> Any:
 #: on a machine of two cores or more the attacker has the last core to itself (as a
 #: stranger's script runs on a machine of its own) and everything else the others: the
 #: victim's timings then show what the attacks cost the server, not the attacker's own CPU
-SERVER_CORES = set(range(max(1, (os.cpu_count() or 1) - 1)))
-ATTACKER_CORES = {(os.cpu_count() or 1) - 1} if (os.cpu_count() or 1) > 1 else SERVER_CORES
+_CORES = sorted(os.sched_getaffinity(0))  # the cores this run may use, not the machine's
+SERVER_CORES = set(_CORES[:-1] or _CORES)
+ATTACKER_CORES = set(_CORES[-1:]) if len(_CORES) > 1 else SERVER_CORES
 
 
 def _attacker_core() -> None:
