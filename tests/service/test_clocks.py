@@ -264,3 +264,24 @@ def test_the_turns_projection_holds_only_turns_someone_must_act_for() -> None:
     assert [(row.seat, row.kind, row.deadline) for row in clocked.rows("wizard", [])] == [
         (0, "person", at + timedelta(seconds=10))
     ]
+
+
+async def test_the_end_shows_if_the_sweeper_stops_while_rating_it(store_url: str) -> None:
+    """The commit awaits the ended hooks (the rating projection) after the append.
+    A sweeper stopped there (a replica shutting down) leaves the table abandoned in
+    the store; the cached fold must show the end too, not a game still playing."""
+    async with bot_service(store_url) as service:
+        client = service.client
+        table_id, token = await person_and_bots(client, "crazy8s", 3, {})
+        rating = asyncio.Event()
+
+        async def hang(ended: str) -> None:
+            rating.set()
+            await asyncio.Event().wait()  # until cancelled
+
+        service.server.app.tables.ended_hooks.insert(0, hang)
+        async with sweeping(service, abandon=0.3):
+            await until(rating.is_set)
+        assert service.log.table(table_id)["status"] == "abandoned"
+        view = (await client.get_view(table_id, 0, token)).view
+        assert view.is_over and view.end_reason == play_pb2.END_REASON_ABANDONED

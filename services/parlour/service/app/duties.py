@@ -126,6 +126,9 @@ class Duties:
             state = started(folded, table_id)
             if folded.ended or state.is_over or folded.version != table.version:
                 return False
+            # Ahead of the commit, as a move is: the commit's ended hooks (ratings)
+            # await, and a view read meanwhile must already show the end.
+            unit.changing().ended = "abandoned"
             await unit.commit(
                 [GameAbandoned(tuple(state.scores())).new()],
                 applied=True,
@@ -133,7 +136,6 @@ class Duties:
                 turns=[],
                 now=utcnow(),
             )
-            folded.ended = "abandoned"
             return True
 
         return await self._quietly(table_id, end)
