@@ -139,6 +139,10 @@ class Notifier:
                     del self._waiters[table_id]
             waiter.woken.cancel()
 
+    def latest(self, table_id: str) -> int:
+        """The latest seq of ``table_id`` this process heard of (0: none lately)."""
+        return self._latest.get(table_id, 0)
+
     async def wait_any(self, after_changes: int, timeout: float) -> None:
         """Return once a bot may be to act at some table since :attr:`changes` was
         ``after_changes``, or after timeout seconds."""

@@ -25,7 +25,14 @@ from parlour.service.app.moderation import check_spectator
 from parlour.service.app.ports import BotActGuard, Waiter
 from parlour.service.app.seating import Credentials, by_worker, check_seat
 from parlour.service.app.tables import Tables, Unit, turn_rows
-from parlour.service.app.views import SeatView, check_reached, lobby_view, seat_view, started
+from parlour.service.app.views import (
+    SeatView,
+    check_reached,
+    lobby_view,
+    seat_view,
+    shared_view,
+    started,
+)
 from parlour.service.domain.errors import (
     BadRequest,
     LostRace,
@@ -122,8 +129,7 @@ class Play:
             return lobby
         async with self.tables.unit(table_id, fresh_from=min_version) as unit:
             check_reached(table_id, unit.folded.version, min_version)
-            state = started(unit.folded, table_id)
-            return seat_view(unit.folded, table, state.view(seat))
+            return shared_view(unit.folded, table, seat)
 
     async def act(
         self,
@@ -209,7 +215,7 @@ class Play:
                 person_active_at=None if worker else now,
                 now=now,
             )
-            return seat_view(folded, table, state.view(seat))
+            return shared_view(folded, table, seat)
 
         # a pinned version is checked against the cache: no read when it is that recent
         return await self.tables.run(
@@ -327,17 +333,25 @@ class Play:
                 return None, expired
             events = await self.store.read(table_id, sent, table.version)
             return replace(lobby_view(table), events=tuple(events)), expired
-        async with self.tables.unit(table_id, after=sent) as unit:
-            folded, events = unit.folded, unit.read
+        # One store read per table change on this replica, not one per watcher: the
+        # cached fold is read again only if it is behind what this watcher has seen
+        # or what the notifier heard; the first watcher woken brings it up to date.
+        fresh_from = max(sent + 1, self.notifier.latest(table_id))
+        async with self.tables.unit(table_id, fresh_from=fresh_from) as unit:
+            folded = unit.folded
             state = started(folded, table_id)
             if folded.version <= sent:
                 return None, state.is_over or bool(folded.ended)
-            seen = seat_view(folded, table, state.view(seat))
-        news = tuple(event for event in events if event.seq > sent)
-        if len(news) < folded.version - sent:  # the cache was ahead of what we read
-            news = tuple(await self.store.read(table_id, sent, folded.version))
+            derived = folded.derived_now()
+            key = ("watch", seat, sent)
+            seen: SeatView | None = derived.get(key)
+            if seen is None:  # (shared by every watcher of the seat at that version)
+                news = folded.since(sent)
+                if news is None:  # further back than the fold keeps
+                    news = tuple(await self.store.read(table_id, sent, folded.version))
+                seen = derived[key] = replace(shared_view(folded, table, seat), events=news)
         over = seen.view is not None and seen.view.is_over
-        return replace(seen, events=news), over or bool(seen.ended)
+        return seen, over or bool(seen.ended)
 
 
 def _resolve(state: GameState, seat: int, move: MoveSpec) -> Action:

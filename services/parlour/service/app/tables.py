@@ -172,6 +172,7 @@ class Unit:
         )
         if applied:  # (a game's events: chat is folded from what was stored, chat.py)
             self.folded.version = self.folded.moved_at = stored[-1].seq
+            self.folded.keep(stored)
         self.committed = True
         if table_status in ENDED:
             for hook in self._tables.ended_hooks:  # the rating projection (issue 31)
@@ -287,6 +288,7 @@ class Tables:
         events = await self.store.read(table_id, start)
         try:
             fold(events, folded)
+            folded.keep(events)
         except BaseException:
             self._evict(table_id)
             raise

@@ -76,6 +76,20 @@ def seat_view(folded: Folded, table: TableRow, view: View) -> SeatView:
     )
 
 
+def shared_view(folded: Folded, table: TableRow, seat: int | None) -> SeatView:
+    """:func:`seat_view` of ``seat`` (None: a spectator) at the fold's version, built
+    once per seat and version and shared by every reader of it (Watch streams,
+    GetView, the Act answer): a fan-out builds a view per seat, not per watcher.
+    Keyed by the seat itself, so a seat's view never reaches another seat."""
+    derived = folded.derived_now()
+    key = ("view", seat)
+    found: SeatView | None = derived.get(key)
+    if found is None:
+        state = started(folded, table.table_id)
+        found = derived[key] = seat_view(folded, table, state.view(seat))
+    return found
+
+
 def started(folded: Folded, table_id: str) -> GameState:
     """The game's state, refused while there is no table or no game yet."""
     if folded.version == 0:

@@ -13,6 +13,7 @@ Also here: the public one-line description of each event, for Watch streams.
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -52,6 +53,8 @@ _NEVER = 1 << 30
 
 #: How many of the latest chat lines a table's view carries.
 CHAT_KEPT = 50
+#: the latest events a cached fold keeps for its watchers (Folded.recent)
+RECENT_KEPT = 64
 #: The events that change nothing of the game: a move decided before one is not stale.
 CHAT_EVENTS = frozenset({EventType.CHAT_SAID.value, EventType.CHAT_SWITCHED.value})
 
@@ -120,6 +123,47 @@ class Folded:
     chat_on: bool = True
     #: the latest chat lines (at most CHAT_KEPT), oldest first
     chat: list[ChatEntry] = field(default_factory=list)
+    #: the latest stored events, contiguous, the last at ``version`` when kept up
+    #: (the application's table cache keeps it: a watcher's news without a read)
+    recent: deque[StoredEvent] = field(default_factory=lambda: deque(maxlen=RECENT_KEPT))
+    #: what readers derived from the fold at ``derived_at`` (a view per seat),
+    #: shared by every reader of that version; see :meth:`derived_now`
+    derived: dict[Any, Any] = field(default_factory=dict)
+    derived_at: int = -1
+
+    def derived_now(self) -> dict[Any, Any]:
+        """The values derived at the current version (emptied when it moved on).
+
+        Only for values that are a function of the fold at a version: the
+        fold changes ahead of a commit only under the table's lock, and a
+        failed commit drops the whole fold from the cache.
+        """
+        if self.derived_at != self.version:
+            self.derived.clear()
+            self.derived_at = self.version
+        return self.derived
+
+    def keep(self, events: Iterable[StoredEvent]) -> None:
+        """Remember ``events`` (read or committed, in seq order) in :attr:`recent`."""
+        recent = self.recent
+        for event in events:
+            if recent:
+                last = recent[-1].seq
+                if event.seq <= last:
+                    continue  # (read again from an earlier version)
+                if event.seq != last + 1:
+                    recent.clear()  # a gap: start again from here
+            recent.append(event)
+
+    def since(self, after: int) -> tuple[StoredEvent, ...] | None:
+        """The events after ``after`` up to ``version`` from :attr:`recent`, or None
+        if it does not hold all of them."""
+        if after >= self.version:
+            return ()
+        recent = self.recent
+        if not recent or recent[-1].seq != self.version or recent[0].seq > after + 1:
+            return None
+        return tuple(event for event in recent if event.seq > after)
 
     def apply(self, event: StoredEvent, *, check_digest: bool = False) -> None:
         """Fold one more event (its seq must follow ``self.version``)."""

@@ -8,6 +8,8 @@ message; every exception is answered with its status by the guards of
 from __future__ import annotations
 
 import json
+import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
@@ -16,7 +18,7 @@ from parlour.service.app import auth
 from parlour.service.app.accounts import AUTHORIZATION_KEY
 from parlour.service.app.bots import BotTurns
 from parlour.service.app.forking import Fork, fork_table
-from parlour.service.app.parlour import Credentials, MoveSpec, Parlour, SeatChoice
+from parlour.service.app.parlour import Credentials, MoveSpec, Parlour, SeatChoice, SeatView
 from parlour.service.app.replay_log import ReplayLog, get_replay
 from parlour.service.app.replay_steps import ReplayHand, get_replay_hand
 from parlour.service.domain import errors
@@ -228,6 +230,10 @@ class LobbyServicer(_OverApp, lobby_pb2_grpc.LobbyServiceServicer):
 class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
     """PlayService over :class:`Parlour`."""
 
+    def __init__(self, app: Parlour) -> None:
+        super().__init__(app)
+        self._sent = WatchMessages()
+
     @unary
     async def GetView(
         self, request: play_pb2.GetViewRequest, context: Context
@@ -300,11 +306,50 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
             request.table_id, seat, await self._who(context), request.from_version
         )
         async for seen in updates:
-            yield play_pb2.WatchResponse(
-                version=seen.version,
-                view=convert.any_view(seen.view, seen.table, seat, seen),
-                events=[convert.public_event(event, seat) for event in seen.events],
-            )
+            yield self._sent.message(seen, seat)
+
+
+class WatchMessages:
+    """Watch messages built once and sent on every stream that watches the same thing.
+
+    The application answers every watcher of one seat (or every spectator) at
+    one version, with the same news, with the same :class:`SeatView` object
+    (``app/views.shared_view``); its message, in one language, is built once
+    and reused for a moment (``MAX_AGE`` seconds: the clocks' ``time_left_ms``
+    is counted when a message is built). An entry holds its view, so a view's
+    id is never reused while its entry is kept; a seat's message is only ever
+    found by that seat's view.
+    """
+
+    MAX_AGE = 0.5
+    KEPT = 512
+
+    def __init__(self) -> None:
+        self._built: OrderedDict[int, tuple[SeatView, str, float, play_pb2.WatchResponse]] = (
+            OrderedDict()
+        )
+
+    def message(self, seen: SeatView, seat: int | None) -> play_pb2.WatchResponse:
+        language = current_language()
+        now = time.monotonic()
+        entry = self._built.get(id(seen))
+        if (
+            entry is not None
+            and entry[0] is seen
+            and entry[1] == language
+            and now - entry[2] < self.MAX_AGE
+        ):
+            return entry[3]
+        response = play_pb2.WatchResponse(
+            version=seen.version,
+            view=convert.any_view(seen.view, seen.table, seat, seen),
+            events=[convert.public_event(event, seat) for event in seen.events],
+        )
+        self._built[id(seen)] = (seen, language, now, response)
+        self._built.move_to_end(id(seen))
+        while len(self._built) > self.KEPT:
+            self._built.popitem(last=False)
+        return response
 
 
 class BotServicer(bots_pb2_grpc.BotServiceServicer):

@@ -1,0 +1,128 @@
+"""The fan-out path (issue 34): a move costs one view per seat, not one per watcher.
+
+Every watcher of a table on a replica shares the cached fold's recent events
+(``Folded.recent``) instead of reading the store, and every watcher of one
+seat (every spectator) shares the view built for it at that version
+(``app/views.shared_view``) and its message (``grpc/servicers.WatchMessages``).
+What must never change: each seat's stream shows that seat's hand and no other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+from parlour.service.domain.fold import RECENT_KEPT, Folded
+from parlour.service.store.protocol import StoredEvent, utcnow
+from parlour.v1 import play_pb2
+from tests.service.harness import Truth, assert_no_hidden_cards, running_service, seated_table
+
+
+def stored(seq: int) -> StoredEvent:
+    return StoredEvent("t", seq, "ChatSaid", 1, {}, "", None, utcnow())
+
+
+def test_the_recent_events_stay_contiguous_up_to_the_version() -> None:
+    folded = Folded()
+    folded.keep(stored(seq) for seq in range(1, 6))
+    folded.version = 5
+    assert [e.seq for e in folded.since(2) or ()] == [3, 4, 5]
+    assert folded.since(5) == ()
+    assert folded.since(0) is not None and len(folded.since(0) or ()) == 5
+    folded.keep(stored(seq) for seq in range(3, 8))  # read again from an earlier version
+    folded.version = 7
+    assert [e.seq for e in folded.recent] == [1, 2, 3, 4, 5, 6, 7]
+    folded.keep([stored(10)])  # a gap: what came before is dropped
+    folded.version = 10
+    assert [e.seq for e in folded.recent] == [10]
+    assert folded.since(8) is None  # seq 9 is not kept: the caller reads the store
+    assert folded.since(9) == tuple(folded.recent)
+    folded.version = 11  # the fold moved on without its events kept
+    assert folded.since(10) is None
+
+
+def test_the_recent_events_are_bounded() -> None:
+    folded = Folded()
+    folded.keep(stored(seq) for seq in range(1, RECENT_KEPT * 3))
+    folded.version = RECENT_KEPT * 3 - 1
+    assert len(folded.recent) == RECENT_KEPT
+    assert folded.since(1) is None
+    assert folded.since(folded.version - 3) is not None
+
+
+def test_derived_values_are_dropped_when_the_version_moves() -> None:
+    folded = Folded(version=3)
+    folded.derived_now()["view"] = "at 3"
+    assert folded.derived_now() == {"view": "at 3"}
+    folded.version = 4
+    assert folded.derived_now() == {}
+
+
+async def collect(stream: AsyncIterator[play_pb2.WatchResponse], into: list[Any]) -> None:
+    async for update in stream:
+        into.append(update)
+
+
+async def test_watchers_share_one_read_and_each_seat_sees_only_its_own(sqlite_url: str) -> None:
+    async with running_service(sqlite_url) as service:
+        table = await seated_table(service.client, "crazy8s", 3, {"rounds": 1})
+        reads = 0
+        read = service.store.read
+
+        async def counted(*args: Any, **kwargs: Any) -> list[StoredEvent]:
+            nonlocal reads
+            reads += 1
+            return await read(*args, **kwargs)
+
+        seats: list[list[play_pb2.WatchResponse]] = [[] for _ in table.seats]
+        spectators: list[list[play_pb2.WatchResponse]] = [[] for _ in range(4)]
+        tasks = [
+            asyncio.create_task(collect(seat.watch(), seats[seat.seat])) for seat in table.seats
+        ] + [
+            asyncio.create_task(collect(service.client.watch(table.table_id), seen))
+            for seen in spectators
+        ]
+        rng = random.Random(34)
+        truth = Truth(service.log, table.table_id)
+        latest = (await table.seats[0].view()).version
+        moves = 0
+
+        async def everyone_at(version: int) -> None:
+            while not all(s and s[-1].version >= version for s in seats + spectators):
+                await asyncio.sleep(0.005)
+
+        await asyncio.wait_for(everyone_at(latest), 10)
+        service.store.read = counted  # type: ignore[method-assign]
+        while True:
+            shown = seats[0][-1].view
+            if shown.is_over:
+                break
+            seat = rng.choice(list(shown.to_act))
+            mine = seats[seat][-1]
+            choice = rng.choice(mine.view.legal_actions)
+            done = await table.seats[seat].act(choice.id, expected_version=mine.version)
+            moves += 1
+            await asyncio.wait_for(everyone_at(done.version), 10)
+        service.store.read = read  # type: ignore[method-assign]
+        await asyncio.wait_for(asyncio.gather(*tasks), 10)
+
+        assert moves > 20
+        # Before the fan-out was shared, every watcher read the store on every move
+        # (7 reads a move here); a replica's own commits now need none.
+        assert reads < moves / 4, f"{reads} store reads for {moves} moves"
+        for number, updates in enumerate(seats):
+            for update in updates:
+                assert update.view.seat == number
+                if update.view.phase != "lobby":
+                    assert_no_hidden_cards(truth, update.version, update.view)
+        first = [update.SerializeToString() for update in spectators[0]]
+        for other in spectators[1:]:
+            assert [update.SerializeToString() for update in other] == first
+        for update in spectators[0]:
+            assert not update.view.hand and not update.view.HasField("seat")
+        # every version after the first message reached every stream, with its events
+        for updates in seats + spectators:
+            versions = [event.version for update in updates[1:] for event in update.events]
+            assert versions == list(range(updates[0].version + 1, updates[-1].version + 1))
