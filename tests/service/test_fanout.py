@@ -108,7 +108,7 @@ async def test_watchers_share_one_read_and_each_seat_sees_only_its_own(sqlite_ur
         service.store.read = read  # type: ignore[method-assign]
         await asyncio.wait_for(asyncio.gather(*tasks), 10)
 
-        assert moves > 20
+        assert moves >= 5  # (the winner alone plays out a whole hand)
         # Before the fan-out was shared, every watcher read the store on every move
         # (7 reads a move here); a replica's own commits now need none.
         assert reads < moves / 4, f"{reads} store reads for {moves} moves"

@@ -86,6 +86,12 @@ class _Waiter:
     woken: asyncio.Future[None] = field(repr=False)
 
 
+def _settle(woken: asyncio.Future[None]) -> None:
+    """Wake a waiter (its time is up, or its table moved on), once."""
+    if not woken.done():
+        woken.set_result(None)
+
+
 class Notifier:
     """The port, and its in-process adapter: enough on its own for one replica.
 
@@ -127,11 +133,17 @@ class Notifier:
         """Return once table_id may have an event with seq > after_seq, or after timeout seconds."""
         if self._latest.get(table_id, 0) > after_seq:
             return
-        waiter = _Waiter(after_seq, asyncio.get_running_loop().create_future())
+        loop = asyncio.get_running_loop()
+        waiter = _Waiter(after_seq, loop.create_future())
         self._waiters.setdefault(table_id, set()).add(waiter)
+        # A timer on the future itself, not asyncio.wait: every Watch stream waits
+        # here after every message, and asyncio.wait's task set and callbacks were
+        # a quarter of a spectator stream's time (bench/fanout_counts.py).
+        timer = loop.call_later(timeout, _settle, waiter.woken)
         try:
-            await asyncio.wait([waiter.woken], timeout=timeout)
+            await waiter.woken
         finally:
+            timer.cancel()
             waiting = self._waiters.get(table_id)
             if waiting is not None:
                 waiting.discard(waiter)
@@ -148,11 +160,14 @@ class Notifier:
         ``after_changes``, or after timeout seconds."""
         if self.changes != after_changes:
             return
-        woken = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        woken = loop.create_future()
         self._any_waiters.add(woken)
+        timer = loop.call_later(timeout, _settle, woken)
         try:
-            await asyncio.wait([woken], timeout=timeout)
+            await woken
         finally:
+            timer.cancel()
             self._any_waiters.discard(woken)
             woken.cancel()
 

@@ -337,13 +337,27 @@ class Play:
         # cached fold is read again only if it is behind what this watcher has seen
         # or what the notifier heard; the first watcher woken brings it up to date.
         fresh_from = max(sent + 1, self.notifier.latest(table_id))
+        key = ("watch", seat, sent)
+        cached = self.tables.cached(table_id)
+        if (
+            cached is not None
+            and cached.version >= fresh_from
+            and cached.derived_at == cached.version
+        ):
+            # Another watcher of this seat built it at this version: no lock to take
+            # (a fold being changed ahead of its commit is still at this version,
+            # and what was derived at it before the change is still its view).
+            shared: SeatView | None = cached.derived.get(key)
+            if shared is not None:
+                return shared, (shared.view is not None and shared.view.is_over) or bool(
+                    shared.ended
+                )
         async with self.tables.unit(table_id, fresh_from=fresh_from) as unit:
             folded = unit.folded
             state = started(folded, table_id)
             if folded.version <= sent:
                 return None, state.is_over or bool(folded.ended)
             derived = folded.derived_now()
-            key = ("watch", seat, sent)
             seen: SeatView | None = derived.get(key)
             if seen is None:  # (shared by every watcher of the seat at that version)
                 news = folded.since(sent)

@@ -265,6 +265,11 @@ class Tables:
             _lost(counted)
             raise LostRace(lost) from None
 
+    def cached(self, table_id: str) -> Folded | None:
+        """The cached fold, as it is (no lock, no read): only for values derived from it
+        at its version (``Folded.derived``), which a change ahead of a commit leaves true."""
+        return self._states.get(table_id)
+
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
         if lock is None:
