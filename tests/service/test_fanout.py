@@ -126,3 +126,37 @@ async def test_watchers_share_one_read_and_each_seat_sees_only_its_own(sqlite_ur
         for updates in seats + spectators:
             versions = [event.version for update in updates[1:] for event in update.events]
             assert versions == list(range(updates[0].version + 1, updates[-1].version + 1))
+
+
+async def test_a_spectator_gets_a_message_a_frame_with_every_event(sqlite_url: str) -> None:
+    """A spectator's stream brings at most one message a frame, each with every event since its last: a fast game costs the crowd a
+    message per frame, and nothing is lost."""
+    frame = 0.5
+    async with running_service(sqlite_url) as service:
+        service.server.app.play.spectator_frame_seconds = frame
+        table = await seated_table(service.client, "crazy8s", 2, {"rounds": 1})
+        seat_updates: list[play_pb2.WatchResponse] = []
+        watched: list[play_pb2.WatchResponse] = []
+        tasks = [
+            asyncio.create_task(collect(table.seats[0].watch(), seat_updates)),
+            asyncio.create_task(collect(service.client.watch(table.table_id), watched)),
+        ]
+        while not (seat_updates and watched):
+            await asyncio.sleep(0.005)
+        began = asyncio.get_running_loop().time()
+        rng = random.Random(7)
+        view = (await table.seats[0].view()).view
+        moves = 0
+        while not view.is_over:  # as fast as the service answers, from the Act answers
+            seat = table.seats[view.to_act[0]]
+            current = await seat.view()
+            choice = rng.choice(current.view.legal_actions)
+            view = (await seat.act(choice.id, expected_version=current.version)).view
+            moves += 1
+        await asyncio.wait_for(asyncio.gather(*tasks), 10)
+        took = asyncio.get_running_loop().time() - began
+
+        assert len(watched) <= 2 + took / frame < moves, (len(watched), took, moves)
+        assert watched[-1].version == seat_updates[-1].version and watched[-1].view.is_over
+        versions = [event.version for update in watched[1:] for event in update.events]
+        assert versions == list(range(watched[0].version + 1, watched[-1].version + 1))

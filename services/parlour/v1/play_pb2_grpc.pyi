@@ -119,7 +119,9 @@ class PlayServiceStub:
     Watch: _grpc.UnaryStreamMultiCallable[_play_pb2.WatchRequest, _play_pb2.WatchResponse]
     """A stream of views of a table: one message now (unless the table is still
     at from_version) and one each time the table changes, until the game is
-    over (the stream then ends with OK) or the call is cancelled. To resume
+    over (the stream then ends with OK) or the call is cancelled. A
+    spectator's stream (no seat) sends at most one message every 100 ms, its
+    events all those since its last message; a seat's, one per change. To resume
     after a lost connection, call Watch again, on any server replica, with
     from_version = the last version received: nothing is missed. A replica
     that is shutting down ends its streams with UNAVAILABLE for this reason.
@@ -206,7 +208,9 @@ class PlayServiceAsyncStub(PlayServiceStub):
     Watch: _aio.UnaryStreamMultiCallable[_play_pb2.WatchRequest, _play_pb2.WatchResponse]  # type: ignore[assignment]
     """A stream of views of a table: one message now (unless the table is still
     at from_version) and one each time the table changes, until the game is
-    over (the stream then ends with OK) or the call is cancelled. To resume
+    over (the stream then ends with OK) or the call is cancelled. A
+    spectator's stream (no seat) sends at most one message every 100 ms, its
+    events all those since its last message; a seat's, one per change. To resume
     after a lost connection, call Watch again, on any server replica, with
     from_version = the last version received: nothing is missed. A replica
     that is shutting down ends its streams with UNAVAILABLE for this reason.
@@ -308,7 +312,9 @@ class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_play_pb2.WatchResponse], _abc.AsyncIterator[_play_pb2.WatchResponse]]:
         """A stream of views of a table: one message now (unless the table is still
         at from_version) and one each time the table changes, until the game is
-        over (the stream then ends with OK) or the call is cancelled. To resume
+        over (the stream then ends with OK) or the call is cancelled. A
+        spectator's stream (no seat) sends at most one message every 100 ms, its
+        events all those since its last message; a seat's, one per change. To resume
         after a lost connection, call Watch again, on any server replica, with
         from_version = the last version received: nothing is missed. A replica
         that is shutting down ends its streams with UNAVAILABLE for this reason.

@@ -14,6 +14,9 @@ for another move is refused (RequestIdReused).
 
 from __future__ import annotations
 
+import asyncio
+import math
+import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -47,6 +50,10 @@ from parlour.service.domain.fold import Folded, fold
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import DuplicateRequest, NewEvent, StoredEvent, TableRow, utcnow
 
+#: A spectator's Watch sends at most one message a frame (ten a second), each with
+#: every event since the last; the seats' streams send one per change.
+SPECTATOR_FRAME_SECONDS = 0.1
+
 #: A move as the client gave it: a legal-action id (int), action text, or an Action.
 MoveSpec = int | str | Action
 
@@ -76,6 +83,8 @@ class Play:
         self._bot_act_guard = bot_act_guard
         #: how often a Watch re-reads the store whatever the notifier says
         self.watch_poll_seconds = watch_poll_seconds
+        #: a spectator's stream sends at most one message this often (0: one per change)
+        self.spectator_frame_seconds = SPECTATOR_FRAME_SECONDS
         self._closing = False
 
     @property
@@ -298,16 +307,27 @@ class Play:
         if from_version > 0:
             await self._check_not_ahead(table, from_version)
         sent = from_version
+        last = -math.inf
+        frame = self.spectator_frame_seconds if seat is None else 0.0
         while True:
             seen, over = await self._changes_since(table_id, seat, sent)
             if seen is not None:
                 yield seen
                 sent = seen.version
+                last = time.monotonic()
             if over:
                 return
             self._check_open()
             await self.notifier.wait(table_id, sent, self.watch_poll_seconds)
             self._check_open()
+            now = time.monotonic()
+            if frame and now - last < frame:
+                # A spectator's messages come at most one a frame, each with every
+                # event since the last: a crowd watching a fast game costs a message
+                # per frame, not per move. The frames are on one clock, so the
+                # spectators of a table wake together and share one message.
+                await asyncio.sleep(frame - now % frame)
+                self._check_open()
 
     def _check_open(self) -> None:
         if self._closing:
