@@ -129,8 +129,9 @@ async def test_watchers_share_one_read_and_each_seat_sees_only_its_own(sqlite_ur
 
 
 async def test_a_spectator_gets_a_message_a_frame_with_every_event(sqlite_url: str) -> None:
-    """A spectator's stream brings at most one message a frame, each with every event since its last: a fast game costs the crowd a
-    message per frame, and nothing is lost."""
+    """A spectator's stream brings at most one message a frame, each with every
+    event since its last: a fast game costs the crowd a message per frame, and
+    nothing is lost."""
     frame = 0.5
     async with running_service(sqlite_url) as service:
         service.server.app.play.spectator_frame_seconds = frame
