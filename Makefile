@@ -159,7 +159,7 @@ partition-test: $(STAMP)
 
 ## make leak-check: the all-outgoing-messages leak test over 300 random games (make test plays 60)
 leak-check: $(STAMP)
-	LEAK_GAMES=300 nice -n 10 $(BIN)/python -m pytest -q -s tests/service/test_no_leaks.py -k many
+	LEAK_GAMES=300 nice -n 10 $(BIN)/python -m pytest -q -s --timeout 1800 tests/service/test_no_leaks.py -k many
 
 ## --- Benchmarks (each prints its figures) ------------------------------------------------
 
