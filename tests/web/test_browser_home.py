@@ -158,5 +158,7 @@ def test_your_games_and_the_leaderboard_in_both_languages(
     page.goto(f"{web_stack}/#/games")
     page.wait_for_selector(f"tr[data-table='{finished}'] a.replay-link")
     page.click(f"tr[data-table='{finished}'] a.replay-link")
-    wait_until(page, f"location.hash === '#/replay/{finished}'")
+    # the viewer opens there, then names its step in the address (#/replay/ID/SEQ)
+    wait_until(page, f"location.hash.startsWith('#/replay/{finished}')")
+    page.wait_for_selector(".replay-bar")
     assert page.errors == []
