@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 
 from parlour.engine.actions import Action
@@ -85,6 +85,8 @@ class Play:
         self.watch_poll_seconds = watch_poll_seconds
         #: a spectator's stream sends at most one message this often (0: one per change)
         self.spectator_frame_seconds = SPECTATOR_FRAME_SECONDS
+        #: how a spectator's stream waits out its frame (a test may hold it instead)
+        self.frame_wait: Callable[[float], Awaitable[None]] = asyncio.sleep
         self._closing = False
 
     @property
@@ -326,7 +328,7 @@ class Play:
                 # event since the last: a crowd watching a fast game costs a message
                 # per frame, not per move. The frames are on one clock, so the
                 # spectators of a table wake together and share one message.
-                await asyncio.sleep(frame - now % frame)
+                await self.frame_wait(frame - now % frame)
                 self._check_open()
 
     def _check_open(self) -> None:
