@@ -64,12 +64,11 @@ class Unit:
 
     Entering takes the table's lock and sets ``folded``, the cached fold
     brought up to date with the store (or found recent enough, see
-    :meth:`Tables.unit`), and ``read``, the events that read brought; leaving
-    evicts the cached state if the unit changed it without committing, and
-    unlocks. A use case that changes ``folded`` ahead of its append says so
-    with :meth:`changing`. A unit opened without its fold has no ``folded``,
-    only :meth:`row` to go by. (A class rather than an ``asynccontextmanager``:
-    every move goes through it.)
+    :meth:`Tables.unit`); leaving evicts the cached state if the unit changed
+    it without committing, and unlocks. A use case that changes ``folded``
+    ahead of its append says so with :meth:`changing`. A unit opened without
+    its fold has no ``folded``, only :meth:`row` to go by. (A class rather
+    than an ``asynccontextmanager``: every move goes through it.)
     """
 
     #: the table's engine state (absent in a unit opened without its fold)
@@ -80,20 +79,17 @@ class Unit:
         tables: Tables,
         table_id: str,
         fresh_from: int | None = None,
-        after: int | None = None,
         with_fold: bool = True,
     ) -> None:
         self.store = tables.store
         self._tables = tables
         self.table_id = table_id
         self._fresh_from = fresh_from
-        self._after = after
         self._with_fold = with_fold
         self._lock = tables._lock(table_id)
         #: the version the table was at when the unit began (or its row was read):
         #: the commit appends after it
         self.version: int | None = None
-        self.read: list[StoredEvent] = []
         self.committed = False
         self._changed = False
 
@@ -105,7 +101,7 @@ class Unit:
                 folded = tables._states.get(self.table_id)
                 fresh_from = self._fresh_from
                 if folded is None or fresh_from is None or folded.version < fresh_from:
-                    folded, self.read = await tables._refresh(self.table_id, self._after)
+                    folded = await tables._refresh(self.table_id)
                 self.folded = folded
                 self.version = folded.version
             return self
@@ -221,17 +217,15 @@ class Tables:
         table_id: str,
         *,
         fresh_from: int | None = None,
-        after: int | None = None,
         folded: bool = True,
     ) -> Unit:
         """A unit of work on the table, under its lock (see :class:`Unit`), for ``async with``.
 
         The store is read unless the cached fold has reached ``fresh_from``
-        (None: always read). The events read start after ``min(cached seq,
-        after)``, so a watcher gets its events in the same read. With
+        (None: always read), from the cached seq on. With
         ``folded=False`` no events are read (a lobby change: see :meth:`Unit.row`).
         """
-        return Unit(self, table_id, fresh_from, after, folded)
+        return Unit(self, table_id, fresh_from, folded)
 
     async def run(
         self,
@@ -253,13 +247,13 @@ class Tables:
         """
         if retry:
             try:
-                async with Unit(self, table_id, fresh_from, None, folded) as unit:
+                async with Unit(self, table_id, fresh_from, folded) as unit:
                     return await body(unit)
             except ConcurrencyConflict:
                 _lost(counted)
             fresh_from = None  # the retry reads the store
         try:
-            async with Unit(self, table_id, fresh_from, None, folded) as unit:
+            async with Unit(self, table_id, fresh_from, folded) as unit:
                 return await body(unit)
         except ConcurrencyConflict:
             _lost(counted)
@@ -286,11 +280,10 @@ class Tables:
     def _evict(self, table_id: str) -> None:
         self._states.pop(table_id, None)
 
-    async def _refresh(self, table_id: str, after: int | None) -> tuple[Folded, list[StoredEvent]]:
+    async def _refresh(self, table_id: str) -> Folded:
         """Bring the cached fold up to the store's latest event (under the lock)."""
         folded = self._states.get(table_id) or Folded()
-        start = folded.version if after is None else min(folded.version, after)
-        events = await self.store.read(table_id, start)
+        events = await self.store.read(table_id, folded.version)
         try:
             fold(events, folded)
             folded.keep(events)
@@ -299,4 +292,4 @@ class Tables:
             raise
         if folded.version:  # (no table, nothing to keep)
             self._remember(table_id, folded)
-        return folded, events
+        return folded
