@@ -423,3 +423,34 @@ async def test_password_hashing_calls_and_new_guests_have_their_own_rates(store_
             accounts.AuthenticateDevice,
             accounts_pb2.AuthenticateDeviceRequest(device_secret="f" * 43),
         )
+
+
+async def test_a_window_counts_its_limit_and_forgets_what_has_passed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The moving window refuses the hit past its limit until the oldest passes; it keeps
+    no more entries than its limit can count, starts no thread and, once a sweep's
+    time comes, drops the keys whose windows are over."""
+    clock = {"wall": 1_000.0, "mono": 50.0}
+    monkeypatch.setattr(rates.time, "time", lambda: clock["wall"])
+    monkeypatch.setattr(rates.time, "monotonic", lambda: clock["mono"])
+    threads: list[Any] = []
+    monkeypatch.setattr(asyncio, "to_thread", lambda *a, **k: threads.append(a))
+    storage = rates.WindowStorage()
+    limiter = rates.MovingWindowRateLimiter(storage)
+    item = rates.RateLimitItemPerMinute(3, 1, namespace="test")
+    hits = [await limiter.hit(item, "address 1") for _ in range(5)]
+    assert hits == [True, True, True, False, False]
+    key = item.key_for("address 1")
+    assert len(storage.events[key]) == 3
+    stats = await limiter.get_window_stats(item, "address 1")
+    assert stats.remaining == 0 and stats.reset_time == pytest.approx(1_060.0)
+    clock["wall"] += 61  # the window has passed: the key may hit again
+    assert await limiter.hit(item, "address 1")
+    assert len(storage.events[key]) == 3  # trimmed to what the limit counts
+    await limiter.hit(item, "address 2")
+    clock["wall"] += 61
+    clock["mono"] += rates.WindowStorage.SWEEP_SECONDS
+    assert await limiter.hit(item, "address 3")  # the sweep's time: the others go
+    assert set(storage.events) == {item.key_for("address 3")}
+    assert threads == []
