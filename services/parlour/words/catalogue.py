@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from babel.core import Locale, negotiate_locale
+from babel.plural import PluralRule
 
 #: the languages with a catalogue, the first the default
 LANGUAGES = ("en", "pl")
@@ -48,13 +49,14 @@ def catalogue(language: str) -> Mapping[str, Entry]:
 
 
 @cache
-def _plural(language: str) -> Locale:
-    return Locale.parse(language)
+def _plural(language: str) -> PluralRule:
+    # the rule itself: Locale.plural_form looks it up in the locale's data each time
+    return Locale.parse(language).plural_form
 
 
 def plural_form(language: str, count: int) -> str:
     """The CLDR plural category of ``count`` in ``language``: pl 1 "one", 2 "few", 5 "many"."""
-    return str(_plural(language).plural_form(count))
+    return str(_plural(language)(count))
 
 
 def negotiate(header: str | None) -> str:
