@@ -170,3 +170,36 @@ async def test_a_spectator_gets_a_message_a_frame_with_every_event(sqlite_url: s
         assert watched[-1].version == seat_updates[-1].version and watched[-1].view.is_over
         versions = [event.version for update in watched[1:] for event in update.events]
         assert versions == list(range(watched[0].version + 1, watched[-1].version + 1))
+
+
+async def test_a_move_wakes_one_wait_for_a_crowd_of_spectators(sqlite_url: str) -> None:
+    """The spectators of a table wait on one frame clock: a move wakes one wait on the
+    replica however many watch (not one per spectator while the Act is answered),
+    and every spectator still gets every event, the crowd sharing one message."""
+    async with running_service(sqlite_url) as service:
+        notifier = service.server.app.play.notifier
+        table = await seated_table(service.client, "crazy8s", 2, {"rounds": 1})
+        crowd: list[list[play_pb2.WatchResponse]] = [[] for _ in range(6)]
+        tasks = [
+            asyncio.create_task(collect(service.client.watch(table.table_id), got))
+            for got in crowd
+        ]
+        while not all(crowd) or notifier.waiting(table.table_id) != 1:
+            await asyncio.sleep(0.005)
+        rng = random.Random(3)
+        view = (await table.seats[0].view()).view
+        for _ in range(6):
+            seat = table.seats[view.to_act[0]]
+            current = await seat.view()
+            choice = rng.choice(current.view.legal_actions)
+            view = (await seat.act(choice.id, expected_version=current.version)).view
+            assert notifier.waiting(table.table_id) <= 1  # the clock, or no one yet
+        version = (await table.seats[0].view()).version
+        while not all(got[-1].version == version for got in crowd):
+            await asyncio.sleep(0.005)
+        for got in crowd:
+            events = [event.version for update in got[1:] for event in update.events]
+            assert events == list(range(got[0].version + 1, version + 1))
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -151,6 +151,10 @@ class Notifier:
                     del self._waiters[table_id]
             waiter.woken.cancel()
 
+    def waiting(self, table_id: str) -> int:
+        """How many waits on ``table_id`` a change would wake now."""
+        return len(self._waiters.get(table_id, ()))
+
     def latest(self, table_id: str) -> int:
         """The latest seq of ``table_id`` this process heard of (0: none lately)."""
         return self._latest.get(table_id, 0)

@@ -87,6 +87,8 @@ class Play:
         self.spectator_frame_seconds = SPECTATOR_FRAME_SECONDS
         #: how a spectator's stream waits out its frame (a test may hold it instead)
         self.frame_wait: Callable[[float], Awaitable[None]] = asyncio.sleep
+        #: table id -> the frame clock its spectators on this replica wait on
+        self._frames: dict[str, _FrameClock] = {}
         self._closing = False
 
     @property
@@ -320,16 +322,34 @@ class Play:
             if over:
                 return
             self._check_open()
-            await self.notifier.wait(table_id, sent, self.watch_poll_seconds)
+            if frame:
+                await self._next_frame(table_id, sent, last)
+            else:
+                await self.notifier.wait(table_id, sent, self.watch_poll_seconds)
             self._check_open()
+
+    async def _next_frame(self, table_id: str, sent: int, last: float) -> None:
+        """Wait, as a spectator of ``table_id`` that has ``sent``, for the frame to send in.
+
+        A spectator's messages come at most one a frame, each with every event
+        since the last: a crowd watching a fast game costs a message per frame,
+        not per move. The spectators of a table on this replica wait on one
+        :class:`_FrameClock`, which alone is woken by the table's changes (so a
+        move wakes one waiter here, not every spectator, while its Act is being
+        answered) and wakes them all together at the frame's end, to share one
+        message. A spectator already behind what the clock has heard waits out
+        only what is left of the current frame.
+        """
+        frame = self.spectator_frame_seconds
+        if self.notifier.latest(table_id) > sent:
             now = time.monotonic()
-            if frame and now - last < frame:
-                # A spectator's messages come at most one a frame, each with every
-                # event since the last: a crowd watching a fast game costs a message
-                # per frame, not per move. The frames are on one clock, so the
-                # spectators of a table wake together and share one message.
+            if now - last < frame:
                 await self.frame_wait(frame - now % frame)
-                self._check_open()
+            return
+        clock = self._frames.get(table_id)
+        if clock is None or clock.stopped:
+            clock = self._frames[table_id] = _FrameClock(self, table_id, sent)
+        await clock.tick(sent)
 
     def _check_open(self) -> None:
         if self._closing:
@@ -388,6 +408,54 @@ class Play:
                 seen = derived[key] = replace(shared_view(folded, table, seat), events=news)
         over = seen.view is not None and seen.view.is_over
         return seen, over or bool(seen.ended)
+
+
+class _FrameClock:
+    """The frames of one spectated table on this replica (see :meth:`Play._next_frame`).
+
+    Its task waits on the notifier for the table to move past what it has
+    seen (or for the Watch poll), then for the frame's end on the clock every
+    replica shares (``frame - now % frame``), then wakes every spectator
+    waiting. It stops when a wake-up finds no one waiting; the next spectator
+    to wait starts another.
+    """
+
+    def __init__(self, play: Play, table_id: str, seen: int) -> None:
+        self.play = play
+        self.table_id = table_id
+        self.seen = seen
+        self.waiting = 0
+        self.stopped = False
+        self._frame = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def tick(self, sent: int) -> None:
+        """Return at the end of the next frame that has something past ``self.seen``."""
+        self.seen = max(self.seen, sent)
+        frame = self._frame
+        self.waiting += 1
+        try:
+            await frame.wait()
+        finally:
+            self.waiting -= 1
+
+    async def _run(self) -> None:
+        play, frame_seconds = self.play, self.play.spectator_frame_seconds
+        try:
+            while True:
+                await play.notifier.wait(self.table_id, self.seen, play.watch_poll_seconds)
+                if not self.waiting:
+                    return
+                self.seen = max(self.seen, play.notifier.latest(self.table_id))
+                if not play.closing:
+                    await play.frame_wait(frame_seconds - time.monotonic() % frame_seconds)
+                frame, self._frame = self._frame, asyncio.Event()
+                frame.set()
+        finally:
+            self.stopped = True
+            if play._frames.get(self.table_id) is self:
+                del play._frames[self.table_id]
+            self._frame.set()  # no one is left waiting on a clock that has stopped
 
 
 def _resolve(state: GameState, seat: int, move: MoveSpec) -> Action:
