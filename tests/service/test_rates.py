@@ -345,6 +345,9 @@ async def test_a_refusal_pauses_at_most_its_wait_and_names_what_is_left() -> Non
     ``refusal_delay_ms`` (or the wait, if shorter), and ``retry-after`` holds what is
     left of the wait. The pauses are recorded, not timed."""
     interceptor = rates.RatesInterceptor(Rates(host_per_minute=1, view_per_second=1))
+    spreads = [interceptor.spread() for _ in range(200)]
+    assert min(spreads) >= 0.5 and max(spreads) <= 1.0 and len(set(spreads)) > 100
+    interceptor.spread = lambda: 1.0  # the whole pause, so that the test knows it
     paused: list[float] = []
 
     async def record(seconds: float) -> None:

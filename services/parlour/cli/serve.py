@@ -146,8 +146,8 @@ _KNOB_HELP = {
     "spectators_per_table": "spectator Watch streams on one table at once",
     "sign_in_per_minute": "SignIn and ClaimName calls a minute per caller (argon2id hashes)",
     "devices_per_minute": "AuthenticateDevice calls a minute per caller (new guests)",
-    "refusal_delay_ms": "milliseconds a refusal waits before it is answered (at most the wait "
-    "it names)",
+    "refusal_delay_ms": "milliseconds a refusal waits before it is answered (half or more of "
+    "it, at random; at most the wait it names)",
     "chat_per_ten_seconds": "chat lines (Say) in 10 seconds per seat of a table",
 }
 
