@@ -258,3 +258,48 @@ async def test_bot_service_reports_serving_to_health_checks(sqlite_url: str) -> 
             health_pb2.HealthCheckRequest(service="parlour.v1.BotService")
         )
     assert answer.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_a_bot_turn_is_claimed_after_chat_moved_the_table_on(store_url: str) -> None:
+    """A line of chat moves the table's version but not its turn: the bot's turn is
+    still to be claimed, at the version the table is at (a claim that went round and
+    round on the turn's older version held a worker until its deadline)."""
+    async with bot_service(store_url) as service:
+        hosted = await service.client.host_table(
+            "crazy8s",
+            2,
+            seat_setup=[("person", ""), ("bot", "")],
+            host_player_name="Ada",
+            host_takes_seat=True,
+            options={"rounds": 1},
+        )
+        table_id = hosted.table.table_id
+        await service.client.start_table(table_id, hosted.host_token)
+        worker = service.worker("w1")
+        said = 0
+        try:
+            for _ in range(60):
+                view = await service.client.get_view(table_id, hosted.seat, hosted.seat_token)
+                if view.view.is_over:
+                    break
+                if hosted.seat in view.view.to_act:
+                    await service.client.act(
+                        table_id,
+                        hosted.seat,
+                        hosted.seat_token,
+                        view.view.legal_actions[0].id,
+                        expected_version=view.version,
+                    )
+                    continue
+                chatted = said < 4  # (the chat's rate: 5 lines in 10 s a seat)
+                if chatted:
+                    line = await service.client.say(table_id, hosted.seat, hosted.seat_token, "hm")
+                    said += 1
+                turn = await worker.claim_turn(0)
+                assert turn.claimed and turn.table_id == table_id
+                if chatted:  # the turn's version, which the chat came after
+                    assert turn.version < line.version
+                await play(worker, turn)
+            assert said == 4
+        finally:
+            await worker.close()

@@ -168,7 +168,12 @@ class BotTurns:
                     claim = await self._seat_view(*taken, expires_at)
                     if claim is not None:
                         return claim
-                    continue  # the table moved on under the claim: look again at once
+                    # the table moved on under the claim: look again at once, while the
+                    # caller's wait lasts (a turn row behind its table is never claimed
+                    # round and round until the caller's deadline)
+                    if loop.time() < deadline:
+                        continue
+                    return None
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return None
@@ -209,9 +214,13 @@ class BotTurns:
     async def _seat_view(
         self, table_id: str, seat: int, version: int, expires_at: datetime
     ) -> Claim | None:
-        """The claimed seat's own view, or None if the table is no longer at that turn."""
+        """The claimed seat's own view, or None if the table is no longer at that turn.
+
+        Chat since the turn began moves the table's version, not the turn: the
+        turn is the same while no move came after it (``moved_at``), and its Act
+        at the claimed version is still accepted."""
         seen = await self.app.view(table_id, seat, self._as_worker)
-        if seen.version != version or seen.view is None or seat not in seen.view.to_act:
+        if seen.moved_at != version or seen.view is None or seat not in seen.view.to_act:
             return None
         level = seen.table.seat_rows[seat].bot_level or ""
         if seat in seen.away:

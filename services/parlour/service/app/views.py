@@ -43,6 +43,9 @@ class SeatView:
     #: the table's latest chat lines, and whether its seats may chat now (issue 32)
     chat: tuple[ChatEntry, ...] = ()
     chat_on: bool = False
+    #: the version of the table's last move or game event (chat after it moves
+    #: ``version`` on, not the turn)
+    moved_at: int = 0
 
 
 def lobby_view(table: TableRow) -> SeatView:
@@ -73,6 +76,7 @@ def seat_view(folded: Folded, table: TableRow, view: View) -> SeatView:
         away_bot_level=clock.away_bot_level if clock.away else "",
         chat=tuple(folded.chat),
         chat_on=folded.chat_on and not folded.ended and not view.is_over,
+        moved_at=folded.moved_at,
     )
 
 
