@@ -64,7 +64,7 @@ HIGHER_IS_BETTER: dict[str, bool] = {
 #: the cost (in the game's points) over which a decision is marked as a mistake
 THRESHOLDS: dict[str, float] = {"wizard": 10.0, "kaiser": 2.0, "hearts": 3.0, "crazy8s": 10.0}
 #: play-outs per candidate action at the default budget
-DEFAULT_BUDGET: dict[str, int] = {"wizard": 200, "kaiser": 100, "hearts": 200, "crazy8s": 200}
+DEFAULT_BUDGET: dict[str, int] = {"wizard": 1000, "kaiser": 300, "hearts": 1000, "crazy8s": 1000}
 #: the normal quantile of a 95 % interval
 Z = 1.96
 
