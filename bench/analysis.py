@@ -14,9 +14,9 @@ default), all at four seats. Seat 0 is the normal opponent (Kaiser: seats 0
 and 2, one side) and every other seat the expert at ``--expert-budget`` (the
 expert's own default when 0); every decision of the normal seat (Kaiser: of
 both its seats) is judged at the analysis's default budget. The games are
-shortened so that 300 finish in about half an hour on two cores: Wizard ten
-rounds, Crazy 8s three rounds, Kaiser three hands and Hearts four (one cycle of
-the passes). The points given away in a game (the sum of the costs) are set
+shortened so that 300 finish in about half an hour on two shared cores: Wizard
+five rounds, Crazy 8s one round, Kaiser and Hearts two hands. The points given
+away in a game (the sum of the costs) are set
 against two realised differences, in the good direction: to the expert seats
 (their mean score in the game minus the normal seat's; Kaiser: the expert
 side's minus the normal side's), and to an expert on the same deals (the game
@@ -25,7 +25,9 @@ score minus the normal seat's; Kaiser: the side's), which takes most of the
 luck of the deal out. It prints, per game, the games by bucket of points given
 away with the mean of each realised difference and its 95 % interval, and the
 Pearson correlation of each with a 95 % bootstrap interval over games. Games
-run in worker processes, ``--jobs`` at once (the cores by default).
+run in worker processes, ``--jobs`` at once (the cores by default); each
+finished game is written to ``--rows`` (a line of JSON) as it comes in, and
+``--report FILE`` prints the tables from such a file (of a run cut short, say).
 
 Run with ``.venv/bin/python bench/analysis.py [--calibrate --games 300]``.
 """
@@ -33,6 +35,7 @@ Run with ``.venv/bin/python bench/analysis.py [--calibrate --games 300]``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -57,18 +60,18 @@ GAMES = ("wizard", "crazy8s", "kaiser", "hearts")
 SEATS = {"wizard": 4, "crazy8s": 4, "kaiser": 4, "hearts": 4}
 #: the calibration's short games
 SHORT: dict[str, dict[str, object]] = {
-    "wizard": {"rounds": "10"},
-    "crazy8s": {"rounds": 3},
+    "wizard": {"rounds": "5"},
+    "crazy8s": {"rounds": 1},
     "kaiser": {},
     "hearts": {},
 }
-SHORT_HANDS = {"wizard": None, "crazy8s": None, "kaiser": 3, "hearts": 4}
+SHORT_HANDS = {"wizard": None, "crazy8s": None, "kaiser": 2, "hearts": 2}
 #: the buckets of points given away a game, per game (upper bounds; the last is open)
 BUCKETS = {
-    "wizard": (50.0, 100.0, 200.0, 300.0),
+    "wizard": (25.0, 50.0, 100.0, 150.0),
     "crazy8s": (5.0, 15.0, 30.0, 60.0),
-    "kaiser": (5.0, 10.0, 20.0, 30.0),
-    "hearts": (5.0, 10.0, 20.0, 30.0),
+    "kaiser": (2.5, 5.0, 10.0, 20.0),
+    "hearts": (2.5, 5.0, 10.0, 20.0),
 }
 
 
@@ -218,7 +221,7 @@ def table(name: str, rows: Sequence[tuple[float, float, float]], buckets: Sequen
         )
 
 
-def calibrate(games: int, seed: int, jobs: int, expert_budget: int) -> None:
+def calibrate(games: int, seed: int, jobs: int, expert_budget: int, rows: str) -> None:
     each = max(1, games // len(GAMES))
     print(
         f"parlour analysis-calibration: {each} games each of {', '.join(GAMES)} "
@@ -227,26 +230,45 @@ def calibrate(games: int, seed: int, jobs: int, expert_budget: int) -> None:
         f"{THRESHOLDS}, analysis budget {DEFAULT_BUDGET} deals a candidate",
         flush=True,
     )
-    began, cpu_began = time.perf_counter(), time.process_time()
-    results: dict[str, list[tuple[float, float, float]]] = {game: [] for game in GAMES}
-    decisions = 0
-    with ProcessPoolExecutor(max(1, jobs), mp_context=get_context("spawn")) as pool:
+    began = time.perf_counter()
+    decisions = done = 0
+    with (
+        open(rows, "w", encoding="utf-8") as out,
+        ProcessPoolExecutor(max(1, jobs), mp_context=get_context("spawn")) as pool,
+    ):
         futures = [
-            (game, pool.submit(calibrate_one, game, number, seed, expert_budget))
+            (game, number, pool.submit(calibrate_one, game, number, seed, expert_budget))
             for number in range(each)
             for game in ("kaiser", "hearts", "wizard", "crazy8s")
         ]
-        for game, future in futures:
+        for game, number, future in futures:
             given, realised, duplicate, count = future.result()
-            results[game].append((given, realised, duplicate))
+            row = {"game": game, "number": number, "given_away": given}
+            row |= {"realised": realised, "duplicate": duplicate, "decisions": count}
+            out.write(json.dumps(row) + "\n")
+            out.flush()
             decisions += count
-    for game in GAMES:
-        table(game, results[game], BUCKETS[game])
+            done += 1
+            if done % 20 == 0:
+                took = time.perf_counter() - began
+                print(f"  {done} games, {took:.0f} s", flush=True)
+    report(rows)
     print(
-        f"\nparlour analysis-calibration: {sum(len(v) for v in results.values())} games, "
-        f"{decisions} decisions judged, {time.perf_counter() - began:.0f} s "
-        f"(this process's CPU {time.process_time() - cpu_began:.0f} s)"
+        f"\nparlour analysis-calibration: {done} games, {decisions} decisions judged, "
+        f"{time.perf_counter() - began:.0f} s"
     )
+
+
+def report(rows: str) -> None:
+    """The tables from a file of finished games (``--rows``)."""
+    results: dict[str, list[tuple[float, float, float]]] = {game: [] for game in GAMES}
+    with open(rows, encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            results[row["game"]].append((row["given_away"], row["realised"], row["duplicate"]))
+    for game in GAMES:
+        if results[game]:
+            table(game, results[game], BUCKETS[game])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,9 +278,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--expert-budget", type=int, default=0, help="0: the expert's default")
+    parser.add_argument("--rows", default="build/analysis-calibration.jsonl")
+    parser.add_argument("--report", metavar="FILE", help="print the tables of a --rows file")
     args: Any = parser.parse_args(argv)
-    if args.calibrate:
-        calibrate(args.games, args.seed, args.jobs, args.expert_budget)
+    if args.report:
+        report(args.report)
+    elif args.calibrate:
+        os.makedirs(os.path.dirname(args.rows) or ".", exist_ok=True)
+        calibrate(args.games, args.seed, args.jobs, args.expert_budget, args.rows)
     else:
         bench(args.seed)
     return 0
