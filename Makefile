@@ -18,7 +18,8 @@ COMPILED := services/parlour/engine/hearts.py services/parlour/engine/wizard.py 
 .DEFAULT_GOAL := help
 .PHONY: help run test install bench-deps clean lint typecheck proto proto-check fuzz soak \
 	leak-check abuse bench bench-engine bench-service bench-act-cost bench-notify bench-replay \
-	bench-scale selfplay selfplay-expert node-client compose-test partition-test
+	bench-scale bench-analysis analysis-calibration selfplay selfplay-expert node-client \
+	compose-test partition-test
 
 ## --- Start here --------------------------------------------------------------------------
 
@@ -206,6 +207,18 @@ bench-replay: $(STAMP)
 ## database (a few minutes); prints the table of figures and the targets
 bench-scale: $(STAMP)
 	$(BIN)/python bench/scale.py
+
+## make bench-analysis: CPU seconds to analyse every decision of one seat over a whole game
+## of each kind at the default budget (issue 35), and the games a minute one worker
+## process analyses
+bench-analysis: $(STAMP)
+	$(BIN)/python bench/analysis.py
+
+## make analysis-calibration: 300 self-play games (75 of each kind, a normal seat against
+## experts), the normal seat's decisions analysed: predicted points given away against the
+## realised score difference, by bucket, with the correlation (about 40 minutes on two cores)
+analysis-calibration: $(STAMP)
+	nice -n 10 $(BIN)/python bench/analysis.py --calibrate --games 300
 
 ## --- The computer opponents' evaluation --------------------------------------------------
 

@@ -1,0 +1,295 @@
+"""The analysis core (issue 35): its cost per game, and its calibration against self-play.
+
+``make bench-analysis`` (the default): one game of each kind at its default
+options is played by the engine (every seat the normal opponent: Wizard and
+Crazy 8s at four seats), then every decision of seat 0 is judged by
+``parlour.ai.analysis.judge`` at the default budget, in this one process. It
+prints the decisions, the CPU seconds (``time.process_time``) of the analysis
+alone, and the games a single worker process analyses a minute (one seat's
+decisions a game).
+
+``make analysis-calibration`` (``--calibrate``): self-play games, a quarter of
+``--games`` each of Wizard, Crazy 8s, Kaiser and Hearts (75 each of the 300 by
+default), all at four seats. Seat 0 is the normal opponent (Kaiser: seats 0
+and 2, one side) and every other seat the expert at ``--expert-budget`` (the
+expert's own default when 0); every decision of the normal seat (Kaiser: of
+both its seats) is judged at the analysis's default budget. The games are
+shortened so that 300 finish in about half an hour on two shared cores: Wizard
+five rounds, Crazy 8s one round, Kaiser and Hearts two hands. The points given
+away in a game (the sum of the costs) are set
+against two realised differences, in the good direction: to the expert seats
+(their mean score in the game minus the normal seat's; Kaiser: the expert
+side's minus the normal side's), and to an expert on the same deals (the game
+played again from the same shuffles with an expert in the normal seat: its
+score minus the normal seat's; Kaiser: the side's), which takes most of the
+luck of the deal out. It prints, per game, the games by bucket of points given
+away with the mean of each realised difference and its 95 % interval, and the
+Pearson correlation of each with a 95 % bootstrap interval over games. Games
+run in worker processes, ``--jobs`` at once (the cores by default); each
+finished game is written to ``--rows`` (a line of JSON) as it comes in, and
+``--report FILE`` prints the tables from such a file (of a run cut short, say).
+
+Run with ``.venv/bin/python bench/analysis.py [--calibrate --games 300]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from itertools import pairwise
+from multiprocessing import get_context
+from typing import Any
+
+from parlour.ai.analysis import DEFAULT_BUDGET, HIGHER_IS_BETTER, THRESHOLDS, judge, summarise
+from parlour.ai.common import Strategy
+from parlour.ai.registry import strategy_for
+from parlour.engine.actions import Action
+from parlour.engine.playout import shuffled
+from parlour.engine.registry import new_game
+from parlour.engine.view import View
+
+GAMES = ("wizard", "crazy8s", "kaiser", "hearts")
+SEATS = {"wizard": 4, "crazy8s": 4, "kaiser": 4, "hearts": 4}
+#: the calibration's short games
+SHORT: dict[str, dict[str, object]] = {
+    "wizard": {"rounds": "5"},
+    "crazy8s": {"rounds": 1},
+    "kaiser": {},
+    "hearts": {},
+}
+SHORT_HANDS = {"wizard": None, "crazy8s": None, "kaiser": 2, "hearts": 2}
+#: the buckets of points given away a game, per game (upper bounds; the last is open)
+BUCKETS = {
+    "wizard": (25.0, 50.0, 100.0, 150.0),
+    "crazy8s": (5.0, 15.0, 30.0, 60.0),
+    "kaiser": (2.5, 5.0, 10.0, 20.0),
+    "hearts": (2.5, 5.0, 10.0, 20.0),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    view: View
+    action: Action
+
+
+def play_recording(
+    game: str,
+    strategies: Sequence[Strategy],
+    seed: str,
+    options: dict[str, object],
+    hands: int | None,
+    watched: tuple[int, ...] = (0,),
+) -> tuple[list[Decision], tuple[int, ...]]:
+    """One game by the engine (as ``parlour.ai.eval.match.play``), recording the
+    ``watched`` seats' decisions; the decisions and the scores at the end."""
+    state = new_game(game, len(strategies), options)
+    deck_rng = random.Random(f"{seed}:deck")
+    seat_rngs = [random.Random(f"{seed}:seat{s}") for s in range(len(strategies))]
+    decisions: list[Decision] = []
+    while not state.is_over:
+        cards = state.chance()
+        if cards is not None:
+            if hands is not None and len(state.view(None).hand_scores) >= hands:
+                break
+            state.deal(shuffled(cards, deck_rng))
+            continue
+        seat = state.to_act()[0]
+        view = state.view(seat)
+        action = strategies[seat].choose(view, view.legal_actions, seat_rngs[seat])
+        if seat in watched:
+            decisions.append(Decision(view, action))
+        state.apply(seat, action)
+    return decisions, tuple(state.view(None).scores)
+
+
+def analyse(game: str, decisions: Sequence[Decision], seed: int) -> list[Any]:
+    return [judge(game, d.view, d.action, seed=seed + n) for n, d in enumerate(decisions)]
+
+
+# -- make bench-analysis ------------------------------------------------------------------------
+def bench(seed: int) -> None:
+    print(
+        "parlour bench-analysis: one game of each kind (default options, 4 seats, every "
+        "seat normal), every decision of seat 0 judged at the default budget "
+        f"({', '.join(f'{g} {DEFAULT_BUDGET[g]} deals' for g in GAMES)})",
+        flush=True,
+    )
+    print(f"  {'game':8} {'decisions':>9} {'played out':>10} {'CPU s':>8} {'ms/decision':>11} "
+          f"{'games/min/worker':>16} {'given away':>10} {'marked':>6}")  # fmt: skip
+    for game in GAMES:
+        normal = strategy_for(game, "normal")
+        decisions, _ = play_recording(game, [normal] * SEATS[game], f"{seed}:{game}", {}, None)
+        began = time.process_time()
+        judged = analyse(game, decisions, seed)
+        cpu = time.process_time() - began
+        summary = summarise(judged)
+        searched = sum(1 for j in judged if j.played_estimate.playouts > 0)
+        print(
+            f"  {game:8} {len(judged):9} {searched:10} {cpu:8.1f} "
+            f"{1000 * cpu / max(1, len(judged)):11.1f} {60 / cpu:16.2f} "
+            f"{summary.given_away:10.1f} {summary.marked:6}",
+            flush=True,
+        )
+
+
+# -- make analysis-calibration --------------------------------------------------------------------
+def calibrate_one(
+    game: str, number: int, seed: int, expert_budget: int
+) -> tuple[float, float, float, int]:
+    """One self-play game: (points given away by the normal seat or side, realised
+    difference to the expert seats, realised difference to an expert on the same deals,
+    decisions judged)."""
+    normal = strategy_for(game, "normal")
+    expert = strategy_for(game, "expert", expert_budget or None)
+    if game == "kaiser":
+        seats = [normal, expert, normal, expert]
+    else:
+        seats = [normal] + [expert] * (SEATS[game] - 1)
+    watched = (0, 2) if game == "kaiser" else (0,)
+    deals = f"{seed}:{game}:{number}"
+    options, hands = dict(SHORT[game]), SHORT_HANDS[game]
+    decisions, scores = play_recording(game, seats, deals, options, hands, watched)
+    _, experts = play_recording(game, [expert] * SEATS[game], deals, options, hands, ())
+    judged = analyse(game, decisions, seed * 1_000_003 + number)
+    sign = 1.0 if HIGHER_IS_BETTER[game] else -1.0
+    if game == "kaiser":
+        realised = sign * (scores[1] - scores[0])  # team scores: 0 is the normal side
+    else:
+        realised = sign * (statistics.fmean(scores[1:]) - scores[0])
+    duplicate = sign * (experts[0] - scores[0])
+    return summarise(judged).given_away, realised, duplicate, len(judged)
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
+    if len(xs) < 2 or statistics.pstdev(xs) == 0 or statistics.pstdev(ys) == 0:
+        return float("nan")
+    return statistics.correlation(xs, ys)
+
+
+def bootstrap(xs: Sequence[float], ys: Sequence[float], rng: random.Random) -> tuple[float, float]:
+    found = []
+    n = len(xs)
+    for _ in range(2000):
+        picks = [rng.randrange(n) for _ in range(n)]
+        r = pearson([xs[i] for i in picks], [ys[i] for i in picks])
+        if r == r:
+            found.append(r)
+    found.sort()
+    if not found:
+        return float("nan"), float("nan")
+    return found[int(0.025 * len(found))], found[int(0.975 * len(found)) - 1]
+
+
+def table(name: str, rows: Sequence[tuple[float, float, float]], buckets: Sequence[float]) -> None:
+    print(f"\n{name}: {len(rows)} games")
+    print(
+        f"  {'given away':>14} {'games':>6} {'predicted':>10} {'realised':>9} {'± 95%':>7}"
+        f" {'duplicate':>9} {'± 95%':>7}"
+    )
+    bounds = [0.0, *buckets, float("inf")]
+    for low, high in pairwise(bounds):
+        inside = [row for row in rows if low <= row[0] < high]
+        label = f"{low:g}-{high:g}" if high != float("inf") else f"{low:g}+"
+        if not inside:
+            print(f"  {label:>14} {0:6}")
+            continue
+        line = f"  {label:>14} {len(inside):6} {statistics.fmean(r[0] for r in inside):10.2f}"
+        for column in (1, 2):
+            values = [r[column] for r in inside]
+            half = 1.96 * statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
+            line += f" {statistics.fmean(values):9.2f} {half:7.2f}"
+        print(line)
+    xs = [r[0] for r in rows]
+    print(f"  mean given away {statistics.fmean(xs):.2f}")
+    for column, what in ((1, "to the expert seats"), (2, "to an expert on the same deals")):
+        ys = [r[column] for r in rows]
+        r = pearson(xs, ys)
+        low_r, high_r = bootstrap(xs, ys, random.Random(f"{name}:{column}"))
+        print(
+            f"  realised {what}: mean {statistics.fmean(ys):.2f}; "
+            f"Pearson r = {r:.3f} (95% bootstrap CI {low_r:.3f} to {high_r:.3f})",
+            flush=True,
+        )
+
+
+def calibrate(games: int, seed: int, jobs: int, expert_budget: int, rows: str) -> None:
+    each = max(1, games // len(GAMES))
+    print(
+        f"parlour analysis-calibration: {each} games each of {', '.join(GAMES)} "
+        f"({each * len(GAMES)} in all), seat 0 normal (Kaiser: seats 0 and 2) against "
+        f"experts (budget {expert_budget or 'default'}), {jobs} at once; thresholds "
+        f"{THRESHOLDS}, analysis budget {DEFAULT_BUDGET} deals a candidate",
+        flush=True,
+    )
+    began = time.perf_counter()
+    decisions = done = 0
+    with (
+        open(rows, "w", encoding="utf-8") as out,
+        ProcessPoolExecutor(max(1, jobs), mp_context=get_context("spawn")) as pool,
+    ):
+        futures = [
+            (game, number, pool.submit(calibrate_one, game, number, seed, expert_budget))
+            for number in range(each)
+            for game in ("kaiser", "hearts", "wizard", "crazy8s")
+        ]
+        for game, number, future in futures:
+            given, realised, duplicate, count = future.result()
+            row = {"game": game, "number": number, "given_away": given}
+            row |= {"realised": realised, "duplicate": duplicate, "decisions": count}
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            decisions += count
+            done += 1
+            if done % 20 == 0:
+                took = time.perf_counter() - began
+                print(f"  {done} games, {took:.0f} s", flush=True)
+    report(rows)
+    print(
+        f"\nparlour analysis-calibration: {done} games, {decisions} decisions judged, "
+        f"{time.perf_counter() - began:.0f} s"
+    )
+
+
+def report(rows: str) -> None:
+    """The tables from a file of finished games (``--rows``)."""
+    results: dict[str, list[tuple[float, float, float]]] = {game: [] for game in GAMES}
+    with open(rows, encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            results[row["game"]].append((row["given_away"], row["realised"], row["duplicate"]))
+    for game in GAMES:
+        if results[game]:
+            table(game, results[game], BUCKETS[game])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--calibrate", action="store_true", help="the calibration run")
+    parser.add_argument("--games", type=int, default=300, help="calibration games in all")
+    parser.add_argument("--seed", type=int, default=35)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--expert-budget", type=int, default=0, help="0: the expert's default")
+    parser.add_argument("--rows", default="build/analysis-calibration.jsonl")
+    parser.add_argument("--report", metavar="FILE", help="print the tables of a --rows file")
+    args: Any = parser.parse_args(argv)
+    if args.report:
+        report(args.report)
+    elif args.calibrate:
+        os.makedirs(os.path.dirname(args.rows) or ".", exist_ok=True)
+        calibrate(args.games, args.seed, args.jobs, args.expert_budget, args.rows)
+    else:
+        bench(args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
