@@ -509,6 +509,7 @@ class SubmitAnalysisRequest(_message.Message):
     BUDGET_FIELD_NUMBER: _builtins.int
     THRESHOLD_FIELD_NUMBER: _builtins.int
     MORE_FIELD_NUMBER: _builtins.int
+    HIGHER_IS_BETTER_FIELD_NUMBER: _builtins.int
     worker_id: _builtins.str
     """The worker that claimed the job (as in ClaimAnalysisRequest.worker_id):
     1 to 100 characters.
@@ -528,10 +529,12 @@ class SubmitAnalysisRequest(_message.Message):
     """True: more parts follow (this one is stored and the lease renewed);
     false: the last part, which completes the job.
     """
+    higher_is_better: _builtins.bool
+    """Which way the game's score runs (Analysis.higher_is_better)."""
     @_builtins.property
     def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___DecisionJudgement]:
-        """Decisions of the job judged (any order; each once over all the parts).
-        At most 500 entries.
+        """Decisions of the job judged (any order; a decision sent again, as in a
+        part resent, replaces its earlier judgement). At most 500 entries.
         """
 
     def __init__(
@@ -544,10 +547,11 @@ class SubmitAnalysisRequest(_message.Message):
         budget: _builtins.int = ...,
         threshold: _builtins.float = ...,
         more: _builtins.bool = ...,
+        higher_is_better: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "decisions", b"decisions", "error", b"error", "more", b"more", "table_id", b"table_id", "threshold", b"threshold", "worker_id", b"worker_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "decisions", b"decisions", "error", b"error", "higher_is_better", b"higher_is_better", "more", b"more", "table_id", b"table_id", "threshold", b"threshold", "worker_id", b"worker_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -135,7 +135,7 @@ class BotServiceStub:
     """Store the judged decisions of a claimed analysis (the service adds the
     per-seat summaries), or its failure. Metadata: "x-parlour-worker-token".
     Errors: INVALID_ARGUMENT empty worker_id or table_id, a decision not in
-    the job or judged twice, a best_legal_action_id not in that decision's
+    the job, a best_legal_action_id not in that decision's
     legal actions, a last part that leaves a decision unjudged; NOT_FOUND, reason NO_ANALYSIS, a table with no
     analysis; ABORTED, reason ANALYSIS_NOT_LEASED, the job is held by
     another worker (this one's lease ran out and it was claimed again);
@@ -179,7 +179,7 @@ class BotServiceAsyncStub(BotServiceStub):
     """Store the judged decisions of a claimed analysis (the service adds the
     per-seat summaries), or its failure. Metadata: "x-parlour-worker-token".
     Errors: INVALID_ARGUMENT empty worker_id or table_id, a decision not in
-    the job or judged twice, a best_legal_action_id not in that decision's
+    the job, a best_legal_action_id not in that decision's
     legal actions, a last part that leaves a decision unjudged; NOT_FOUND, reason NO_ANALYSIS, a table with no
     analysis; ABORTED, reason ANALYSIS_NOT_LEASED, the job is held by
     another worker (this one's lease ran out and it was claimed again);
@@ -244,7 +244,7 @@ class BotServiceServicer(metaclass=_abc_1.ABCMeta):
         """Store the judged decisions of a claimed analysis (the service adds the
         per-seat summaries), or its failure. Metadata: "x-parlour-worker-token".
         Errors: INVALID_ARGUMENT empty worker_id or table_id, a decision not in
-        the job or judged twice, a best_legal_action_id not in that decision's
+        the job, a best_legal_action_id not in that decision's
         legal actions, a last part that leaves a decision unjudged; NOT_FOUND, reason NO_ANALYSIS, a table with no
         analysis; ABORTED, reason ANALYSIS_NOT_LEASED, the job is held by
         another worker (this one's lease ran out and it was claimed again);
