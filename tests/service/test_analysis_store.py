@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import command
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
-from parlour.service.store.analyses import DONE, FAILED, QUEUED, RUNNING, Saved
+from parlour.service.store.analyses import DONE, FAILED, QUEUED, RUNNING, AnalysisUpdate
 from parlour.service.store.open import alembic_config, open_store, upgrade_head
 from parlour.service.store.protocol import EventStore, NewEvent, SeatRow, TableRow, utcnow
 from parlour.service.store.urls import normalize_url
@@ -100,12 +100,12 @@ async def test_only_the_holder_saves_and_a_done_job_is_not_written_again(
     analyses = store.analyses
     await analyses.request("t1", "hearts", NOW)
     await analyses.claim("w1", [], NOW, NOW + timedelta(seconds=60), 3)
-    part = Saved(RUNNING, {"judged": [{"seq": 5}]}, NOW + timedelta(seconds=120))
+    part = AnalysisUpdate(RUNNING, {"judged": [{"seq": 5}]}, NOW + timedelta(seconds=120))
     assert await analyses.save("t1", "w2", part) is None
     renewed = await analyses.save("t1", "w1", part)
     assert renewed is not None and renewed.result == {"judged": [{"seq": 5}]}
     assert renewed.lease_expires_at == NOW + timedelta(seconds=120)
-    done = Saved(DONE, {"decisions": [], "summaries": []}, None, finished_at=NOW)
+    done = AnalysisUpdate(DONE, {"decisions": [], "summaries": []}, None, finished_at=NOW)
     stored = await analyses.save("t1", "w1", done)
     assert stored is not None and stored.state == DONE and stored.finished_at == NOW
     assert await analyses.save("t1", "w1", done) is None

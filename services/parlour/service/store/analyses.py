@@ -18,13 +18,23 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
-QUEUED = "queued"
-RUNNING = "running"
-DONE = "done"
-FAILED = "failed"
-STATES = (QUEUED, RUNNING, DONE, FAILED)
+
+class AnalysisState(StrEnum):
+    """Where an analysis is, as ``analyses.state`` stores it."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+QUEUED = AnalysisState.QUEUED
+RUNNING = AnalysisState.RUNNING
+DONE = AnalysisState.DONE
+FAILED = AnalysisState.FAILED
 
 #: what a job that ran out of leases is failed with
 NO_WORKER_FINISHED = "no worker finished the analysis within {attempts} leases"
@@ -49,7 +59,7 @@ class AnalysisRow:
 
 
 @dataclass(frozen=True)
-class Saved:
+class AnalysisUpdate:
     """What a save writes over a running job (the rest of its row stays)."""
 
     state: str
@@ -84,6 +94,8 @@ class AnalysisStore(ABC):
         ran out for the ``max_attempts``-th time."""
 
     @abstractmethod
-    async def save(self, table_id: str, worker_id: str, saved: Saved) -> AnalysisRow | None:
-        """Write ``saved`` over the job if it is RUNNING and was last leased to
+    async def save(
+        self, table_id: str, worker_id: str, update: AnalysisUpdate
+    ) -> AnalysisRow | None:
+        """Write ``update`` over the job if it is RUNNING and was last leased to
         ``worker_id``; the row after, or None (nothing written) otherwise."""

@@ -15,7 +15,7 @@ from parlour.service.store.analyses import (
     RUNNING,
     AnalysisRow,
     AnalysisStore,
-    Saved,
+    AnalysisUpdate,
 )
 
 
@@ -71,18 +71,20 @@ class MemoryAnalyses(AnalysisStore):
             )
             return _copy(taken)
 
-    async def save(self, table_id: str, worker_id: str, saved: Saved) -> AnalysisRow | None:
+    async def save(
+        self, table_id: str, worker_id: str, update: AnalysisUpdate
+    ) -> AnalysisRow | None:
         with self._lock:
             row = self._rows.get(table_id)
             if row is None or row.state != RUNNING or row.worker_id != worker_id:
                 return None
             written = self._rows[table_id] = replace(
                 row,
-                state=saved.state,
-                result=copy.deepcopy(saved.result),
-                lease_expires_at=saved.lease_expires_at,
-                finished_at=saved.finished_at,
-                error=saved.error,
+                state=update.state,
+                result=copy.deepcopy(update.result),
+                lease_expires_at=update.lease_expires_at,
+                finished_at=update.finished_at,
+                error=update.error,
             )
             return _copy(written)
 

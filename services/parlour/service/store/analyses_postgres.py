@@ -21,7 +21,7 @@ from parlour.service.store.analyses import (
     RUNNING,
     AnalysisRow,
     AnalysisStore,
-    Saved,
+    AnalysisUpdate,
 )
 
 Connect = Callable[[], AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]]
@@ -115,13 +115,15 @@ class PostgresAnalyses(AnalysisStore):
             found = await cursor.fetchone()
         return None if found is None else _row(found)
 
-    async def save(self, table_id: str, worker_id: str, saved: Saved) -> AnalysisRow | None:
+    async def save(
+        self, table_id: str, worker_id: str, update: AnalysisUpdate
+    ) -> AnalysisRow | None:
         params = {
-            "state": saved.state,
-            "result": None if saved.result is None else Jsonb(dict(saved.result)),
-            "until": saved.lease_expires_at,
-            "finished": saved.finished_at,
-            "error": saved.error,
+            "state": update.state,
+            "result": None if update.result is None else Jsonb(dict(update.result)),
+            "until": update.lease_expires_at,
+            "finished": update.finished_at,
+            "error": update.error,
             "table": table_id,
             "worker": worker_id,
         }

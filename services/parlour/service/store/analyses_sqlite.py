@@ -18,7 +18,7 @@ from parlour.service.store.analyses import (
     RUNNING,
     AnalysisRow,
     AnalysisStore,
-    Saved,
+    AnalysisUpdate,
 )
 from parlour.service.store.schema import analyses
 
@@ -148,7 +148,9 @@ class SqliteAnalyses(AnalysisStore):
         found: AnalysisRow | None = await self._call(write)
         return found
 
-    async def save(self, table_id: str, worker_id: str, saved: Saved) -> AnalysisRow | None:
+    async def save(
+        self, table_id: str, worker_id: str, update: AnalysisUpdate
+    ) -> AnalysisRow | None:
         def write() -> AnalysisRow | None:
             with self._write() as conn:
                 written = conn.execute(
@@ -159,11 +161,11 @@ class SqliteAnalyses(AnalysisStore):
                         analyses.c.worker_id == worker_id,
                     )
                     .values(
-                        state=saved.state,
-                        result=None if saved.result is None else dict(saved.result),
-                        lease_expires_at=saved.lease_expires_at,
-                        finished_at=saved.finished_at,
-                        error=saved.error,
+                        state=update.state,
+                        result=None if update.result is None else dict(update.result),
+                        lease_expires_at=update.lease_expires_at,
+                        finished_at=update.finished_at,
+                        error=update.error,
                     )
                 ).rowcount
                 if written != 1:

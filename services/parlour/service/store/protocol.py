@@ -58,7 +58,12 @@ from parlour.service.store.accounts import (
     NameTaken,
     SessionRow,
 )
-from parlour.service.store.analyses import AnalysisStore
+from parlour.service.store.analyses import (
+    AnalysisRow,
+    AnalysisState,
+    AnalysisStore,
+    AnalysisUpdate,
+)
 from parlour.service.store.home import (
     ABANDONED,
     FINISHED,
@@ -97,6 +102,10 @@ __all__ = [
     "AccountRow",
     "AccountStore",
     "AlreadyNamed",
+    "AnalysisRow",
+    "AnalysisState",
+    "AnalysisStore",
+    "AnalysisUpdate",
     "AppendRefused",
     "ConcurrencyConflict",
     "DuplicateRequest",
