@@ -22,8 +22,10 @@ from parlour.client import ParlourClient, ParlourError, Seat
 from parlour.client.analysis import claim_analysis, get_analysis, request_analysis
 from parlour.client.analysis import submit_analysis as send
 from parlour.contract.view import view_from_proto
+from parlour.service.grpc.rates import Rates
 from parlour.v1 import (
     analysis_pb2,
+    analysis_pb2_grpc,
     bots_pb2,
     play_pb2,
     replay_pb2,
@@ -326,3 +328,26 @@ async def test_the_worker_calls_need_the_worker_token(service: Service) -> None:
         with pytest.raises(REFUSED) as missing:
             await send(none, bots_pb2.SubmitAnalysisRequest(table_id="t"))
     assert refusal(missing.value)[0] is grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_requests_past_the_callers_rate_are_refused(sqlite_url: str) -> None:
+    rates = Rates(analysis_per_minute=2, refusal_delay_ms=0)
+    async with running_service(sqlite_url, rates=rates) as running:
+        for _ in range(2):
+            with pytest.raises(REFUSED) as unknown:
+                await request_analysis(running.client, "no-such-table")
+            assert refusal(unknown.value)[0] is grpc.StatusCode.NOT_FOUND
+        channel = grpc.aio.insecure_channel(running.address)
+        try:
+            stub = analysis_pb2_grpc.AnalysisServiceStub(channel)
+            with pytest.raises(REFUSED) as limited:
+                await stub.RequestAnalysis(
+                    analysis_pb2.RequestAnalysisRequest(table_id="no-such-table")
+                )
+            # reading an analysis is not rated
+            with pytest.raises(REFUSED) as read:
+                await stub.GetAnalysis(analysis_pb2.GetAnalysisRequest(table_id="no-such-table"))
+        finally:
+            await channel.close()
+        assert refusal(limited.value) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+        assert refusal(read.value)[0] is grpc.StatusCode.NOT_FOUND

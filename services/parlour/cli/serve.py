@@ -158,6 +158,7 @@ _KNOB_HELP = {
     "refusal_delay_ms": "milliseconds a refusal waits before it is answered (at most the wait "
     "it names)",
     "chat_per_ten_seconds": "chat lines (Say) in 10 seconds per seat of a table",
+    "analysis_per_minute": "RequestAnalysis calls a minute per caller",
 }
 
 
