@@ -10,6 +10,7 @@ stored; the stored result is served; and who may ask is the replay's rule.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -102,9 +103,17 @@ async def host(service: Service, **options: str) -> tuple[str, list[Seat]]:
     return table_id, seats
 
 
-async def play(service: Service, table_id: str, seats: list[Seat], moves: int = 10_000) -> Game:
+async def play(
+    service: Service,
+    table_id: str,
+    seats: list[Seat],
+    moves: int = 10_000,
+    *,
+    running_worker: bool = False,
+) -> Game:
     """Play ``moves`` random moves (or to the end): people by their tokens, the bot
-    seat by the worker token, recording each person's GetView before its move."""
+    seat by the worker token (or, with ``running_worker``, by the worker that is
+    running), recording each person's GetView before its move."""
     rng = random.Random(35)
     decisions: dict[int, tuple[int, play_pb2.GetViewResponse, int]] = {}
     async with worker(service, "player") as bots:
@@ -113,6 +122,9 @@ async def play(service: Service, table_id: str, seats: list[Seat], moves: int = 
             if now.view.is_over:
                 break
             seat = rng.choice(list(now.view.to_act))
+            if seat >= len(seats) and running_worker:
+                await asyncio.sleep(0.01)  # the running worker plays the bot's turn
+                continue
             if seat < len(seats):
                 seen = await seats[seat].view()
                 choice = rng.choice(seen.view.legal_actions).id
@@ -125,9 +137,9 @@ async def play(service: Service, table_id: str, seats: list[Seat], moves: int = 
     return Game(table_id, seats, decisions)
 
 
-async def finished_game(service: Service, **options: str) -> Game:
+async def finished_game(service: Service, *, running_worker: bool = False, **options: str) -> Game:
     table_id, seats = await host(service, **options)
-    game = await play(service, table_id, seats)
+    game = await play(service, table_id, seats, running_worker=running_worker)
     assert (await seats[0].view()).view.is_over
     return game
 
