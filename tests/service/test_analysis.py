@@ -276,6 +276,11 @@ async def test_the_stored_result_is_served_with_each_seats_summary(service: Serv
         with pytest.raises(REFUSED) as short:  # the last part leaves some out
             await send(one, bots_pb2.SubmitAnalysisRequest(table_id=job.table_id))
         assert refusal(short.value)[0] is grpc.StatusCode.INVALID_ARGUMENT
+        nan = submission(job, more=True)
+        nan.decisions[0].cost = float("nan")  # JSON (and Postgres' jsonb) have no NaN
+        with pytest.raises(REFUSED) as not_a_number:
+            await send(one, nan)
+        assert refusal(not_a_number.value)[0] is grpc.StatusCode.INVALID_ARGUMENT
         rest = submission(job)
         del rest.decisions[:half]
         assert (await send(one, rest)).accepted

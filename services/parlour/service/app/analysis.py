@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -318,7 +319,12 @@ def _merged(
                 f"best_legal_action_id {item.best} of seq {item.seq}: that decision lists "
                 f"ids 1 to {len(decision.legal)}"
             )
+        numbers = (*item.played_estimate[:3], *item.best_estimate[:3], *item.cost)
+        if not all(math.isfinite(number) for number in numbers):
+            raise BadRequest(f"seq {item.seq}: every estimate and cost must be a finite number")
         judged[item.seq] = _stored(decision, item)
+    if not math.isfinite(part.threshold):
+        raise BadRequest("threshold must be a finite number")
     facts = {
         "budget": part.budget,
         "threshold": part.threshold,
