@@ -69,7 +69,8 @@ class AnalysisServiceStub:
     RequestAnalysis: _grpc.UnaryUnaryMultiCallable[_analysis_pb2.RequestAnalysisRequest, _analysis_pb2.RequestAnalysisResponse]
     """Ask for the analysis of a table whose game is over. Queues one job for
     the AI workers the first time; asking again (from anyone) is harmless
-    and answers the same analysis (created = false), whatever its state.
+    and answers the same analysis (created = false), except a FAILED one,
+    which asking again queues afresh (created = true).
     Metadata: "x-parlour-seat-token" or "authorization" where the table
     allows no spectators (see the top of this file).
     Errors: INVALID_ARGUMENT empty table_id; NOT_FOUND unknown table;
@@ -94,7 +95,8 @@ class AnalysisServiceAsyncStub(AnalysisServiceStub):
     RequestAnalysis: _aio.UnaryUnaryMultiCallable[_analysis_pb2.RequestAnalysisRequest, _analysis_pb2.RequestAnalysisResponse]  # type: ignore[assignment]
     """Ask for the analysis of a table whose game is over. Queues one job for
     the AI workers the first time; asking again (from anyone) is harmless
-    and answers the same analysis (created = false), whatever its state.
+    and answers the same analysis (created = false), except a FAILED one,
+    which asking again queues afresh (created = true).
     Metadata: "x-parlour-seat-token" or "authorization" where the table
     allows no spectators (see the top of this file).
     Errors: INVALID_ARGUMENT empty table_id; NOT_FOUND unknown table;
@@ -122,7 +124,8 @@ class AnalysisServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_analysis_pb2.RequestAnalysisResponse, _abc.Awaitable[_analysis_pb2.RequestAnalysisResponse]]:
         """Ask for the analysis of a table whose game is over. Queues one job for
         the AI workers the first time; asking again (from anyone) is harmless
-        and answers the same analysis (created = false), whatever its state.
+        and answers the same analysis (created = false), except a FAILED one,
+        which asking again queues afresh (created = true).
         Metadata: "x-parlour-seat-token" or "authorization" where the table
         allows no spectators (see the top of this file).
         Errors: INVALID_ARGUMENT empty table_id; NOT_FOUND unknown table;
