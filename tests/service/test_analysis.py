@@ -190,9 +190,9 @@ async def test_a_game_in_progress_is_refused_and_nothing_is_stored(service: Serv
         )
         assert "reveal the hidden cards" in str(refused.value)
     assert await service.store.analyses.get(table_id) is None
-    with pytest.raises(REFUSED) as missing:
+    with pytest.raises(REFUSED) as reading:
         await get_analysis(service.client, table_id, seats[0].token)
-    assert refusal(missing.value) == (grpc.StatusCode.NOT_FOUND, "NO_ANALYSIS")
+    assert refusal(reading.value) == (grpc.StatusCode.FAILED_PRECONDITION, "ANALYSIS_GAME_NOT_OVER")
     async with worker(service, "w1") as one:
         assert not (await claim_analysis(one)).claimed
     # an open table is not over either; an unknown one is not found
@@ -328,11 +328,15 @@ async def test_who_may_ask_is_the_replays_rule(service: Service) -> None:
     assert await service.store.analyses.get(game.table_id) is None
     # a seat's token is a player's
     assert (await request_analysis(service.client, game.table_id, game.seats[1].token)).created
+    public = await finished_game(service)
     with pytest.raises(REFUSED) as stranger:
         await get_analysis(service.client, game.table_id)
     assert refusal(stranger.value)[1] == "REPLAY_PRIVATE"
+    # a finished game nobody asked about has no analysis yet
+    with pytest.raises(REFUSED) as missing:
+        await get_analysis(service.client, public.table_id)
+    assert refusal(missing.value) == (grpc.StatusCode.NOT_FOUND, "NO_ANALYSIS")
     # where spectators may watch, anyone may ask (as anyone may read the replay)
-    public = await finished_game(service)
     assert (await request_analysis(service.client, public.table_id)).created
 
 

@@ -206,21 +206,22 @@ class Analyses:
     # -- a player's side -------------------------------------------------------------------
 
     async def _readable(self, table_id: str, credentials: Credentials) -> TableRow:
+        """The table, if the caller may read its replay and its game is over."""
         if not table_id:
             raise BadRequest("table_id is required")
         table = await self.app.get_table(table_id)
         check_may_read(table, None, credentials)
-        return table
-
-    async def request(self, table_id: str, credentials: Credentials) -> tuple[AnalysisRow, bool]:
-        """Queue table ``table_id``'s analysis (once); the row, and whether this queued it."""
-        table = await self._readable(table_id, credentials)
         if table.status not in _OVER:
             raise AnalysisGameNotOver(
                 f"the game at table {table_id} is not over ({table.status}): only a game "
                 "that is over is analysed, since the expert's verdict on a move would "
                 "reveal the hidden cards"
             )
+        return table
+
+    async def request(self, table_id: str, credentials: Credentials) -> tuple[AnalysisRow, bool]:
+        """Queue table ``table_id``'s analysis (once); the row, and whether this queued it."""
+        table = await self._readable(table_id, credentials)
         row, created = await self.store.request(table_id, table.game, utcnow())
         if created:
             self._queued.set()
