@@ -16,12 +16,11 @@ import pytest
 from parlour.ai import analysis
 from parlour.ai.analyst import Judge, decision_seed
 from parlour.ai.worker import Worker, WorkerConfig
-from parlour.client.analysis import get_analysis, request_analysis
 from parlour.engine.actions import Action
 from parlour.engine.view import View
 from parlour.v1 import analysis_pb2
 from tests.service.harness import Service, Truth, running_service
-from tests.service.test_analysis import TOKEN, finished_game
+from tests.service.test_analysis import TOKEN, finished_game, get_analysis, request_analysis
 
 #: what the double was asked: (seat, seq by its seed, the view's hand, played)
 SEEN: list[tuple[int | None, int, tuple[str, ...], str]] = []

@@ -14,14 +14,16 @@ import asyncio
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2
 
+from parlour.ai.analyst import claim_analysis
+from parlour.ai.analyst import submit_analysis as send
 from parlour.client import ParlourClient, ParlourError, Seat
-from parlour.client.analysis import claim_analysis, get_analysis, request_analysis
-from parlour.client.analysis import submit_analysis as send
+from parlour.client.client import tokens
 from parlour.contract.view import view_from_proto
 from parlour.service.grpc.rates import Rates
 from parlour.v1 import (
@@ -56,6 +58,34 @@ async def service(store_url: str) -> AsyncIterator[Service]:
         store_url, worker_token=TOKEN, analysis_lease_seconds=0.5
     ) as running:
         yield running
+
+
+async def request_analysis(
+    client: ParlourClient, table_id: str, seat_token: str | None = None
+) -> analysis_pb2.RequestAnalysisResponse:
+    """RequestAnalysis through the client's calls (refusals as ParlourError)."""
+    request = analysis_pb2.RequestAnalysisRequest(table_id=table_id)
+
+    def run(stubs: Any) -> Any:
+        stub = analysis_pb2_grpc.AnalysisServiceStub(stubs.channel)
+        return stub.RequestAnalysis(request, metadata=tokens(seat_token=seat_token))
+
+    response: analysis_pb2.RequestAnalysisResponse = await client._call(run, idempotent=True)
+    return response
+
+
+async def get_analysis(
+    client: ParlourClient, table_id: str, seat_token: str | None = None
+) -> analysis_pb2.Analysis:
+    """GetAnalysis through the client's calls: the analysis."""
+    request = analysis_pb2.GetAnalysisRequest(table_id=table_id)
+
+    def run(stubs: Any) -> Any:
+        stub = analysis_pb2_grpc.AnalysisServiceStub(stubs.channel)
+        return stub.GetAnalysis(request, metadata=tokens(seat_token=seat_token))
+
+    response: analysis_pb2.GetAnalysisResponse = await client._call(run, idempotent=True)
+    return response.analysis
 
 
 def worker(service: Service, name: str) -> ParlourClient:

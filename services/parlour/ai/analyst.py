@@ -19,20 +19,20 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
+from typing import Any
 
 import grpc
 
 from parlour.ai import analysis
-from parlour.client import ParlourClient, ParlourError
-from parlour.client.analysis import claim_analysis, submit_analysis
+from parlour.client import ParlourClient, ParlourError, tokens
 from parlour.contract.view import view_from_proto
 from parlour.engine.actions import Action
 from parlour.engine.view import View
-from parlour.v1 import bots_pb2
+from parlour.v1 import bots_pb2, bots_pb2_grpc
 
 log = logging.getLogger("parlour.worker.analysis")
 
@@ -47,6 +47,48 @@ RENEW_SHARE = 0.5
 JOB_GONE = frozenset(
     {grpc.StatusCode.ABORTED, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION}
 )
+
+
+async def claim_analysis(
+    client: ParlourClient, wait_seconds: float = 0.0, *, games: Sequence[str] = ()
+) -> bots_pb2.ClaimAnalysisResponse:
+    """Claim an analysis job for the client's worker id, waiting up to ``wait_seconds``.
+
+    Sent through the client's own calls (its failover between replicas, retries of
+    UNAVAILABLE, TLS): a lost answer's lease is this worker's own until it lapses.
+    """
+    if not client.worker_id:
+        raise ValueError("claiming an analysis needs the client's worker_id")
+    request = bots_pb2.ClaimAnalysisRequest(
+        worker_id=client.worker_id, wait_seconds=wait_seconds, games=list(games)
+    )
+    metadata = tokens(worker_token=client.worker_token)
+    deadline = wait_seconds + (client.timeout or 10.0)
+
+    def run(stubs: Any) -> Any:
+        stub = bots_pb2_grpc.BotServiceStub(stubs.channel)
+        return stub.ClaimAnalysis(request, metadata=metadata, timeout=deadline)
+
+    response: bots_pb2.ClaimAnalysisResponse = await client._call(run, idempotent=True)
+    return response
+
+
+async def submit_analysis(
+    client: ParlourClient, request: bots_pb2.SubmitAnalysisRequest
+) -> bots_pb2.SubmitAnalysisResponse:
+    """Send one part of a claimed job as the client's worker id. Safe to resend: a part
+    sent again replaces what it judged, and the last part again answers accepted = false."""
+    if not client.worker_id:
+        raise ValueError("submitting an analysis needs the client's worker_id")
+    request.worker_id = client.worker_id
+    metadata = tokens(worker_token=client.worker_token)
+
+    def run(stubs: Any) -> Any:
+        stub = bots_pb2_grpc.BotServiceStub(stubs.channel)
+        return stub.SubmitAnalysis(request, metadata=metadata, timeout=client.timeout)
+
+    response: bots_pb2.SubmitAnalysisResponse = await client._call(run, idempotent=True)
+    return response
 
 
 def decision_seed(table_id: str, seq: int) -> int:
