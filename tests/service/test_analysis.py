@@ -25,6 +25,7 @@ from parlour.ai.analyst import submit_analysis as send
 from parlour.client import ParlourClient, ParlourError, Seat
 from parlour.client.client import tokens
 from parlour.contract.view import view_from_proto
+from parlour.replay.fork import fork_table as forker
 from parlour.service.grpc.rates import Rates
 from parlour.v1 import (
     analysis_pb2,
@@ -402,3 +403,26 @@ async def test_requests_past_the_callers_rate_are_refused(sqlite_url: str) -> No
             await channel.close()
         assert refusal(limited.value) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
         assert refusal(read.value)[0] is grpc.StatusCode.NOT_FOUND
+
+
+async def test_a_forks_copied_moves_are_not_judged_as_its_players(store_url: str) -> None:
+    async with running_service(store_url, worker_token=TOKEN, forker=forker) as service:
+        source = await finished_game(service)
+        at = sorted(source.decisions)[len(source.decisions) // 2]
+        channel = grpc.aio.insecure_channel(service.address)
+        try:
+            forked = await replay_pb2_grpc.ReplayServiceStub(channel).ForkTable(
+                replay_pb2.ForkTableRequest(table_id=source.table_id, at=at, seat=0)
+            )
+        finally:
+            await channel.close()
+        table_id = forked.table.table_id
+        seat = service.client.seat(table_id, forked.seat, forked.seat_token)
+        fork = await play(service, table_id, [seat])  # seat 0 a person, the rest bots
+        assert fork.decisions  # the forker moved after the fork
+        await request_analysis(service.client, table_id)
+        async with worker(service, "w1") as one:
+            job = await claim_analysis(one)
+        assert job.table_id == table_id
+        # only the forker's own moves: the source's, copied into the fork, are not theirs
+        assert [decision.seq for decision in job.decisions] == sorted(fork.decisions)
