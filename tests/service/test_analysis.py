@@ -10,18 +10,22 @@ stored; the stored result is served; and who may ask is the replay's rule.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2
 
+from parlour.ai.analyst import claim_analysis
+from parlour.ai.analyst import submit_analysis as send
 from parlour.client import ParlourClient, ParlourError, Seat
-from parlour.client.analysis import claim_analysis, get_analysis, request_analysis
-from parlour.client.analysis import submit_analysis as send
+from parlour.client.client import tokens
 from parlour.contract.view import view_from_proto
+from parlour.replay.fork import fork_table as forker
 from parlour.service.grpc.rates import Rates
 from parlour.v1 import (
     analysis_pb2,
@@ -55,6 +59,34 @@ async def service(store_url: str) -> AsyncIterator[Service]:
         store_url, worker_token=TOKEN, analysis_lease_seconds=0.5
     ) as running:
         yield running
+
+
+async def request_analysis(
+    client: ParlourClient, table_id: str, seat_token: str | None = None
+) -> analysis_pb2.RequestAnalysisResponse:
+    """RequestAnalysis through the client's calls (refusals as ParlourError)."""
+    request = analysis_pb2.RequestAnalysisRequest(table_id=table_id)
+
+    def run(stubs: Any) -> Any:
+        stub = analysis_pb2_grpc.AnalysisServiceStub(stubs.channel)
+        return stub.RequestAnalysis(request, metadata=tokens(seat_token=seat_token))
+
+    response: analysis_pb2.RequestAnalysisResponse = await client._call(run, idempotent=True)
+    return response
+
+
+async def get_analysis(
+    client: ParlourClient, table_id: str, seat_token: str | None = None
+) -> analysis_pb2.Analysis:
+    """GetAnalysis through the client's calls: the analysis."""
+    request = analysis_pb2.GetAnalysisRequest(table_id=table_id)
+
+    def run(stubs: Any) -> Any:
+        stub = analysis_pb2_grpc.AnalysisServiceStub(stubs.channel)
+        return stub.GetAnalysis(request, metadata=tokens(seat_token=seat_token))
+
+    response: analysis_pb2.GetAnalysisResponse = await client._call(run, idempotent=True)
+    return response.analysis
 
 
 def worker(service: Service, name: str) -> ParlourClient:
@@ -102,9 +134,17 @@ async def host(service: Service, **options: str) -> tuple[str, list[Seat]]:
     return table_id, seats
 
 
-async def play(service: Service, table_id: str, seats: list[Seat], moves: int = 10_000) -> Game:
+async def play(
+    service: Service,
+    table_id: str,
+    seats: list[Seat],
+    moves: int = 10_000,
+    *,
+    running_worker: bool = False,
+) -> Game:
     """Play ``moves`` random moves (or to the end): people by their tokens, the bot
-    seat by the worker token, recording each person's GetView before its move."""
+    seat by the worker token (or, with ``running_worker``, by the worker that is
+    running), recording each person's GetView before its move."""
     rng = random.Random(35)
     decisions: dict[int, tuple[int, play_pb2.GetViewResponse, int]] = {}
     async with worker(service, "player") as bots:
@@ -113,6 +153,9 @@ async def play(service: Service, table_id: str, seats: list[Seat], moves: int = 
             if now.view.is_over:
                 break
             seat = rng.choice(list(now.view.to_act))
+            if seat >= len(seats) and running_worker:
+                await asyncio.sleep(0.01)  # the running worker plays the bot's turn
+                continue
             if seat < len(seats):
                 seen = await seats[seat].view()
                 choice = rng.choice(seen.view.legal_actions).id
@@ -125,9 +168,9 @@ async def play(service: Service, table_id: str, seats: list[Seat], moves: int = 
     return Game(table_id, seats, decisions)
 
 
-async def finished_game(service: Service, **options: str) -> Game:
+async def finished_game(service: Service, *, running_worker: bool = False, **options: str) -> Game:
     table_id, seats = await host(service, **options)
-    game = await play(service, table_id, seats)
+    game = await play(service, table_id, seats, running_worker=running_worker)
     assert (await seats[0].view()).view.is_over
     return game
 
@@ -178,9 +221,9 @@ async def test_a_game_in_progress_is_refused_and_nothing_is_stored(service: Serv
         )
         assert "reveal the hidden cards" in str(refused.value)
     assert await service.store.analyses.get(table_id) is None
-    with pytest.raises(REFUSED) as missing:
+    with pytest.raises(REFUSED) as reading:
         await get_analysis(service.client, table_id, seats[0].token)
-    assert refusal(missing.value) == (grpc.StatusCode.NOT_FOUND, "NO_ANALYSIS")
+    assert refusal(reading.value) == (grpc.StatusCode.FAILED_PRECONDITION, "ANALYSIS_GAME_NOT_OVER")
     async with worker(service, "w1") as one:
         assert not (await claim_analysis(one)).claimed
     # an open table is not over either; an unknown one is not found
@@ -264,6 +307,11 @@ async def test_the_stored_result_is_served_with_each_seats_summary(service: Serv
         with pytest.raises(REFUSED) as short:  # the last part leaves some out
             await send(one, bots_pb2.SubmitAnalysisRequest(table_id=job.table_id))
         assert refusal(short.value)[0] is grpc.StatusCode.INVALID_ARGUMENT
+        nan = submission(job, more=True)
+        nan.decisions[0].cost = float("nan")  # JSON (and Postgres' jsonb) have no NaN
+        with pytest.raises(REFUSED) as not_a_number:
+            await send(one, nan)
+        assert refusal(not_a_number.value)[0] is grpc.StatusCode.INVALID_ARGUMENT
         rest = submission(job)
         del rest.decisions[:half]
         assert (await send(one, rest)).accepted
@@ -311,11 +359,15 @@ async def test_who_may_ask_is_the_replays_rule(service: Service) -> None:
     assert await service.store.analyses.get(game.table_id) is None
     # a seat's token is a player's
     assert (await request_analysis(service.client, game.table_id, game.seats[1].token)).created
+    public = await finished_game(service)
     with pytest.raises(REFUSED) as stranger:
         await get_analysis(service.client, game.table_id)
     assert refusal(stranger.value)[1] == "REPLAY_PRIVATE"
+    # a finished game nobody asked about has no analysis yet
+    with pytest.raises(REFUSED) as missing:
+        await get_analysis(service.client, public.table_id)
+    assert refusal(missing.value) == (grpc.StatusCode.NOT_FOUND, "NO_ANALYSIS")
     # where spectators may watch, anyone may ask (as anyone may read the replay)
-    public = await finished_game(service)
     assert (await request_analysis(service.client, public.table_id)).created
 
 
@@ -351,3 +403,26 @@ async def test_requests_past_the_callers_rate_are_refused(sqlite_url: str) -> No
             await channel.close()
         assert refusal(limited.value) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
         assert refusal(read.value)[0] is grpc.StatusCode.NOT_FOUND
+
+
+async def test_a_forks_copied_moves_are_not_judged_as_its_players(store_url: str) -> None:
+    async with running_service(store_url, worker_token=TOKEN, forker=forker) as service:
+        source = await finished_game(service)
+        at = sorted(source.decisions)[len(source.decisions) // 2]
+        channel = grpc.aio.insecure_channel(service.address)
+        try:
+            forked = await replay_pb2_grpc.ReplayServiceStub(channel).ForkTable(
+                replay_pb2.ForkTableRequest(table_id=source.table_id, at=at, seat=0)
+            )
+        finally:
+            await channel.close()
+        table_id = forked.table.table_id
+        seat = service.client.seat(table_id, forked.seat, forked.seat_token)
+        fork = await play(service, table_id, [seat])  # seat 0 a person, the rest bots
+        assert fork.decisions  # the forker moved after the fork
+        await request_analysis(service.client, table_id)
+        async with worker(service, "w1") as one:
+            job = await claim_analysis(one)
+        assert job.table_id == table_id
+        # only the forker's own moves: the source's, copied into the fork, are not theirs
+        assert [decision.seq for decision in job.decisions] == sorted(fork.decisions)

@@ -124,6 +124,13 @@ async def test_a_job_whose_leases_keep_lapsing_fails(store: EventStore) -> None:
     failed = await analyses.get("t1")
     assert failed is not None and failed.state == FAILED
     assert failed.error == "no worker finished the analysis within 2 leases"
+    # asked again, a failed job is queued afresh (the only way a request makes a second)
+    later = moment + timedelta(seconds=5)
+    again, created = await analyses.request("t1", "hearts", later)
+    assert created and again.state == QUEUED and again.requested_at == later
+    assert again.attempts == 0 and again.error is None and again.worker_id is None
+    got = await analyses.claim("w9", [], later, later + timedelta(seconds=1), 2)
+    assert got is not None and got.attempts == 1
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ Parlour contract, version 1: after the game, the expert looks over the play.
 Once a table's game is over (finished, or abandoned), a player may ask for
 its analysis: for each decision a person made (bids, passes, plays, trump
 and suit choices; never the moves of a bot seat, nor those a bot made for
-a person whose clock ran out) the expert's choice from what that seat
+a person whose clock ran out, nor a forked table's moves copied from its
+source) the expert's choice from what that seat
 could see at that moment (its own View, never the cards it could not
 see), the expected points of the move played and of the expert's, each
 with an interval from the play-outs, what the difference cost, and a mark

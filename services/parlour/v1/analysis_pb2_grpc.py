@@ -54,7 +54,8 @@ class AnalysisServiceServicer:
     def RequestAnalysis(self, request, context):
         """Ask for the analysis of a table whose game is over. Queues one job for
         the AI workers the first time; asking again (from anyone) is harmless
-        and answers the same analysis (created = false), whatever its state.
+        and answers the same analysis (created = false), except a FAILED one,
+        which asking again queues afresh (created = true).
         Metadata: "x-parlour-seat-token" or "authorization" where the table
         allows no spectators (see the top of this file).
         Errors: INVALID_ARGUMENT empty table_id; NOT_FOUND unknown table;

@@ -6,7 +6,8 @@ Parlour contract, version 1: after the game, the expert looks over the play.
 Once a table's game is over (finished, or abandoned), a player may ask for
 its analysis: for each decision a person made (bids, passes, plays, trump
 and suit choices; never the moves of a bot seat, nor those a bot made for
-a person whose clock ran out) the expert's choice from what that seat
+a person whose clock ran out, nor a forked table's moves copied from its
+source) the expert's choice from what that seat
 could see at that moment (its own View, never the cards it could not
 see), the expected points of the move played and of the expert's, each
 with an interval from the play-outs, what the difference cost, and a mark
@@ -69,7 +70,8 @@ class AnalysisServiceStub:
     RequestAnalysis: _grpc.UnaryUnaryMultiCallable[_analysis_pb2.RequestAnalysisRequest, _analysis_pb2.RequestAnalysisResponse]
     """Ask for the analysis of a table whose game is over. Queues one job for
     the AI workers the first time; asking again (from anyone) is harmless
-    and answers the same analysis (created = false), whatever its state.
+    and answers the same analysis (created = false), except a FAILED one,
+    which asking again queues afresh (created = true).
     Metadata: "x-parlour-seat-token" or "authorization" where the table
     allows no spectators (see the top of this file).
     Errors: INVALID_ARGUMENT empty table_id; NOT_FOUND unknown table;
@@ -94,7 +96,8 @@ class AnalysisServiceAsyncStub(AnalysisServiceStub):
     RequestAnalysis: _aio.UnaryUnaryMultiCallable[_analysis_pb2.RequestAnalysisRequest, _analysis_pb2.RequestAnalysisResponse]  # type: ignore[assignment]
     """Ask for the analysis of a table whose game is over. Queues one job for
     the AI workers the first time; asking again (from anyone) is harmless
-    and answers the same analysis (created = false), whatever its state.
+    and answers the same analysis (created = false), except a FAILED one,
+    which asking again queues afresh (created = true).
     Metadata: "x-parlour-seat-token" or "authorization" where the table
     allows no spectators (see the top of this file).
     Errors: INVALID_ARGUMENT empty table_id; NOT_FOUND unknown table;
@@ -122,7 +125,8 @@ class AnalysisServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_analysis_pb2.RequestAnalysisResponse, _abc.Awaitable[_analysis_pb2.RequestAnalysisResponse]]:
         """Ask for the analysis of a table whose game is over. Queues one job for
         the AI workers the first time; asking again (from anyone) is harmless
-        and answers the same analysis (created = false), whatever its state.
+        and answers the same analysis (created = false), except a FAILED one,
+        which asking again queues afresh (created = true).
         Metadata: "x-parlour-seat-token" or "authorization" where the table
         allows no spectators (see the top of this file).
         Errors: INVALID_ARGUMENT empty table_id; NOT_FOUND unknown table;

@@ -65,12 +65,16 @@ slot of its own so that bot turns never wait behind a long analysis:
      (`more` = true on every part but the last): each part is stored and
      renews the lease, so a long game keeps its worker as long as it makes
      progress. The last part (more = false) completes the job: the service
-     checks that every decision was judged once and adds the per-seat
-     summaries. Set `error` instead when the game cannot be judged. Only the worker that holds the job is heard: once
-     its lease has run out another worker may claim the job, and from then
-     on only that one's submission is accepted. A second submission of a
-     job already stored is harmless (accepted = false, nothing changes).
-A job whose lease ran out three times without a submission is FAILED.
+     checks that every decision was judged and adds the per-seat
+     summaries. Set `error` instead when the game cannot be judged (the
+     analysis is then FAILED; a player asking again queues it afresh).
+     Only the worker that holds the job is heard: once its lease has run
+     out another worker may claim the job, and from then on only that
+     one's submission is accepted. A last part sent again is harmless
+     (accepted = false, nothing changes).
+A job whose lease ran out three times without being completed is FAILED.
+The judging seed of a decision should be public (derived from its table
+and seq), so that anyone can judge it again and get the same verdict.
 """
 
 from collections import abc as _abc

@@ -144,9 +144,9 @@ refused where the engine knows it):
   NOT_A_CRAZY8S_MOVE
   NOT_SIGNED_IN
   NOT_YOUR_TURN
+  NO_ANALYSIS
   NO_PASSING_THIS_HAND
   NO_POINTS_ON_FIRST_TRICK  {card}
-  NO_ANALYSIS
   NO_SPECTATORS
   NO_SUCH_HAND  {hand, last}
   NO_SUCH_SEAT  {seat}

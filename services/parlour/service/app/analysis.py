@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -31,7 +32,7 @@ from parlour.service.app import auth
 from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.app.replay_log import check_may_read
 from parlour.service.domain.errors import BadRequest, TableNotFound, TurnLeased, WrongTableState
-from parlour.service.domain.events import ActionTaken, decode
+from parlour.service.domain.events import ActionTaken, TableHosted, decode
 from parlour.service.domain.fold import Folded, parse_action
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.protocol import (
@@ -126,22 +127,29 @@ class Part:
     higher_is_better: bool = True
 
 
-def person_decisions(table: TableRow, events: Sequence[StoredEvent]) -> list[Decision]:
+def person_decisions(
+    table: TableRow, events: Sequence[StoredEvent], copied: int = 0
+) -> list[Decision]:
     """Every move a person made in the log, with its seat's own view right before it.
 
     A bot seat's moves are left out, and so are the moves a bot made for a person
-    while they were away (their clock ran out). A move that is not one of the
-    legal actions the view listed (a Hearts pass of several cards sent in one act)
-    has no id to judge it by and is left out too.
+    while they were away (their clock ran out), and the first ``copied`` moves (a
+    fork's log starts with its source's moves, made by the source's players). A
+    move that is not one of the legal actions the view listed (a Hearts pass of
+    several cards sent in one act) has no id to judge it by and is left out too.
     """
     people = {row.seat for row in table.seat_rows if row.kind == SeatKind.PERSON}
     folded = Folded()
     found: list[Decision] = []
+    moves = 0
     for event in events:
         read = decode(event)
         state = folded.state
+        if isinstance(read, ActionTaken):
+            moves += 1
         if (
-            isinstance(read, ActionTaken)
+            moves > copied
+            and isinstance(read, ActionTaken)
             and read.seat in people
             and state is not None
             and read.seat not in folded.clock.away
@@ -153,6 +161,21 @@ def person_decisions(table: TableRow, events: Sequence[StoredEvent]) -> list[Dec
                 found.append(Decision(event.seq, read.seat, view, listed.index(played) + 1))
         folded.take(read, event)
     return found
+
+
+async def decisions_of(app: Parlour, table: TableRow) -> list[Decision]:
+    """The people's decisions at ``table`` (:func:`person_decisions`); a fork's moves
+    copied from its source (``TableHosted.forked_from``) are the source's players'."""
+    events = await app.store.read(table.table_id)
+    copied = 0
+    hosted = decode(events[0]) if events else None
+    if isinstance(hosted, TableHosted) and hosted.forked_from:
+        source = str(hosted.forked_from["table_id"])
+        upto = int(hosted.forked_from["seq"])
+        copied = sum(
+            event.type == ActionTaken.TYPE for event in await app.store.read(source, 0, upto)
+        )
+    return await asyncio.to_thread(person_decisions, table, events, copied)
 
 
 def summaries(decisions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -205,21 +228,22 @@ class Analyses:
     # -- a player's side -------------------------------------------------------------------
 
     async def _readable(self, table_id: str, credentials: Credentials) -> TableRow:
+        """The table, if the caller may read its replay and its game is over."""
         if not table_id:
             raise BadRequest("table_id is required")
         table = await self.app.get_table(table_id)
         check_may_read(table, None, credentials)
-        return table
-
-    async def request(self, table_id: str, credentials: Credentials) -> tuple[AnalysisRow, bool]:
-        """Queue table ``table_id``'s analysis (once); the row, and whether this queued it."""
-        table = await self._readable(table_id, credentials)
         if table.status not in _OVER:
             raise AnalysisGameNotOver(
                 f"the game at table {table_id} is not over ({table.status}): only a game "
                 "that is over is analysed, since the expert's verdict on a move would "
                 "reveal the hidden cards"
             )
+        return table
+
+    async def request(self, table_id: str, credentials: Credentials) -> tuple[AnalysisRow, bool]:
+        """Queue table ``table_id``'s analysis (once); the row, and whether this queued it."""
+        table = await self._readable(table_id, credentials)
         row, created = await self.store.request(table_id, table.game, utcnow())
         if created:
             self._queued.set()
@@ -258,9 +282,7 @@ class Analyses:
             row = await self.store.claim(worker_id, sorted(games), now, until, MAX_ATTEMPTS)
             if row is not None:
                 table = await self.app.get_table(row.table_id)
-                events = await self.app.store.read(row.table_id)
-                decisions = await asyncio.to_thread(person_decisions, table, events)
-                return Job(table, row, tuple(decisions))
+                return Job(table, row, tuple(await decisions_of(self.app, table)))
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return None
@@ -290,8 +312,7 @@ class Analyses:
             saved = AnalysisUpdate(FAILED, None, None, finished_at=now, error=error)
         else:
             table = await self.app.get_table(table_id)
-            events = await self.app.store.read(table_id)
-            decisions = await asyncio.to_thread(person_decisions, table, events)
+            decisions = await decisions_of(self.app, table)
             saved = _merged(row, decisions, part, now, self.lease_seconds)
         stored = await self.store.save(table_id, worker_id, saved)
         if stored is None:  # claimed by another between the read and the write
@@ -318,7 +339,12 @@ def _merged(
                 f"best_legal_action_id {item.best} of seq {item.seq}: that decision lists "
                 f"ids 1 to {len(decision.legal)}"
             )
+        numbers = (*item.played_estimate[:3], *item.best_estimate[:3], *item.cost)
+        if not all(math.isfinite(number) for number in numbers):
+            raise BadRequest(f"seq {item.seq}: every estimate and cost must be a finite number")
         judged[item.seq] = _stored(decision, item)
+    if not math.isfinite(part.threshold):
+        raise BadRequest("threshold must be a finite number")
     facts = {
         "budget": part.budget,
         "threshold": part.threshold,

@@ -5,11 +5,12 @@ Each event store carries one (``EventStore.analyses``) on the same database:
 contract test runs against all three (``tests/service/test_analysis_store.py``).
 
 A row is created QUEUED by the first request (its primary key makes a second
-request find it instead). A claim takes the oldest job that is queued or
-whose lease ran out, in one atomic statement (Postgres ``FOR UPDATE SKIP
-LOCKED``, SQLite's one writer), so two workers never hold the same job; a
-job whose leases ran out ``max_attempts`` times is FAILED instead. A save is
-heard only from the worker the job was last leased to, while it is RUNNING.
+request find it instead, unless it FAILED: that one is queued afresh). A claim
+takes the oldest job that is queued or whose lease ran out, in one atomic
+statement (Postgres ``FOR UPDATE SKIP LOCKED``, SQLite's one writer), so two
+workers never hold the same job; a job whose leases ran out ``max_attempts``
+times is FAILED instead. A save is heard only from the worker the job was last
+leased to, while it is RUNNING.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ class AnalysisStore(ABC):
 
     @abstractmethod
     async def request(self, table_id: str, game: str, now: datetime) -> tuple[AnalysisRow, bool]:
-        """The table's analysis, queued now if nobody asked before (True then)."""
+        """The table's analysis, queued now if nobody asked before or it failed (True then:
+        a failed job is queued afresh, its attempts and error cleared)."""
 
     @abstractmethod
     async def get(self, table_id: str) -> AnalysisRow | None:

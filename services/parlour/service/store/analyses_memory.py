@@ -29,7 +29,7 @@ class MemoryAnalyses(AnalysisStore):
     async def request(self, table_id: str, game: str, now: datetime) -> tuple[AnalysisRow, bool]:
         with self._lock:
             found = self._rows.get(table_id)
-            if found is not None:
+            if found is not None and found.state != FAILED:
                 return _copy(found), False
             row = self._rows[table_id] = AnalysisRow(table_id, game, QUEUED, now)
             return _copy(row), True

@@ -34,7 +34,11 @@ REQUEST = f"""
 WITH made AS (
     INSERT INTO analyses (table_id, game, state, requested_at, attempts)
     VALUES (%(table)s, %(game)s, '{QUEUED}', %(now)s, 0)
-    ON CONFLICT (table_id) DO NOTHING RETURNING {_COLUMNS}
+    ON CONFLICT (table_id) DO UPDATE SET state = '{QUEUED}', requested_at = %(now)s,
+        worker_id = NULL, lease_expires_at = NULL, attempts = 0, finished_at = NULL,
+        result = NULL, error = NULL
+    WHERE analyses.state = '{FAILED}'
+    RETURNING {_COLUMNS}
 )
 SELECT {_COLUMNS}, true FROM made
 UNION ALL SELECT {_COLUMNS}, false FROM analyses WHERE table_id = %(table)s

@@ -23,6 +23,16 @@ from parlour.service.store.analyses import (
 from parlour.service.store.schema import analyses
 
 Call = Callable[..., Awaitable[Any]]
+#: what a failed job is queued afresh with
+AFRESH: dict[str, Any] = {
+    "state": QUEUED,
+    "worker_id": None,
+    "lease_expires_at": None,
+    "attempts": 0,
+    "finished_at": None,
+    "result": None,
+    "error": None,
+}
 Write = Callable[[], AbstractContextManager[sa.Connection]]
 
 
@@ -75,6 +85,12 @@ class SqliteAnalyses(AnalysisStore):
                         "attempts": 0,
                     },
                 ).rowcount
+                if made == 0:  # asked before: a failed job is queued afresh
+                    made = conn.execute(
+                        analyses.update()
+                        .where(analyses.c.table_id == table_id, analyses.c.state == FAILED)
+                        .values({**AFRESH, "requested_at": now})
+                    ).rowcount
                 row = conn.execute(
                     sa.select(analyses).where(analyses.c.table_id == table_id)
                 ).mappings()
