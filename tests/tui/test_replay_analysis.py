@@ -13,9 +13,9 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import DataTable, Static
 
+from parlour.ai.analyst import claim_analysis, submit_analysis
 from parlour.client import ParlourClient
 from parlour.client.accounts import SessionMetadata
-from parlour.client.analysis import claim_analysis, submit_analysis
 from parlour.tui.app import ParlourApp
 from parlour.tui.history import HistoryScreen, ReplayScreen
 from parlour.tui.speech import use
