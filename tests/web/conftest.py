@@ -1,8 +1,9 @@
 """The real stack for the browser tests, and a real headless Chromium.
 
 ``parlour serve`` on a SQLite file, one ``parlour worker`` (with a short
-think time, as people would see it) and ``parlour gateway`` run as separate
-processes on free loopback ports, the way ``parlour demo`` runs them. The
+think time, as people would see it; bots only, no analyses) and ``parlour
+gateway`` run as separate processes on free loopback ports, the way ``parlour
+demo`` runs them. The
 browser is Debian's ``chromium`` driven by Playwright through its
 ``executable_path``: never a downloaded browser. Without Chromium or
 Playwright the tests are skipped, except under ``CI=true`` where that fails.
@@ -109,7 +110,9 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         start("serve", "serve", "--address", address, "--database-url", f"sqlite:///{where}/db")
         _wait(lambda: socket.create_connection(("127.0.0.1", grpc_port), 0.5), "parlour serve")
-        start("worker", "worker", "--server", address, "--think-seconds", "0.05")
+        # bots only: the browser tests that need an analysis judge it themselves, with
+        # known numbers to check the page against (tests/web/test_replay_analysis.py)
+        start("worker", "worker", "--server", address, "--think-seconds", "0.05", "--no-analysis")
         start("gateway", "gateway", "--server", address, "--port", str(web_port))
         _wait(lambda: httpx.get(base + "/").status_code == 200, "parlour gateway")
         yield Stack(base, address)
