@@ -139,7 +139,9 @@ export class Expert {
     else if (this.state === "queued") body = status("expert.queued");
     else if (this.state === "running") body = status("expert.running");
     else if (this.state === "failed") {
-      body = `<p class="expert-state failed" role="alert">${escape(t("expert.failed", { why: this.analysis.error || t("expert.no_reason") }))}</p>`;
+      // asking again queues a failed analysis afresh
+      body = `<p class="expert-state failed" role="alert">${escape(t("expert.failed", { why: this.analysis.error || t("expert.no_reason") }))}</p>` +
+        `<div class="buttons"><button data-expert-ask>${escape(t("expert.ask_again"))}</button></div>`;
     } else body = this.summaryHtml(view);
     return `${head}${body}${problem}</section>`;
   }

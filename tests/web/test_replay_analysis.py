@@ -119,8 +119,11 @@ def judgement(decision: bots_pb2.AnalysisDecision, rank: int) -> bots_pb2.Decisi
     )
 
 
-def act_as_the_worker(address: str, table_id: str) -> list[bots_pb2.DecisionJudgement]:
-    """Claim the table's analysis job and submit it judged, as an AI worker would."""
+def act_as_the_worker(
+    address: str, table_id: str, error: str = ""
+) -> list[bots_pb2.DecisionJudgement]:
+    """Claim the table's analysis job and submit it judged (or failed with ``error``),
+    as an AI worker would."""
     metadata = (("x-parlour-worker-token", WORKER_TOKEN),)
     with grpc.insecure_channel(address) as channel:
         bots = bots_pb2_grpc.BotServiceStub(channel)
@@ -134,8 +137,9 @@ def act_as_the_worker(address: str, table_id: str) -> list[bots_pb2.DecisionJudg
             if job.claimed:
                 break
         assert job.claimed and job.table_id == table_id, "no analysis job came"
-        judged, plays = [], 0
-        for decision in job.decisions:
+        judged: list[bots_pb2.DecisionJudgement] = []
+        plays = 0
+        for decision in [] if error else job.decisions:
             judged.append(judgement(decision, plays))
             plays += judged[-1].cost > 0
         done = bots.SubmitAnalysis(
@@ -143,6 +147,7 @@ def act_as_the_worker(address: str, table_id: str) -> list[bots_pb2.DecisionJudg
                 worker_id="browser-test",
                 table_id=table_id,
                 decisions=judged,
+                error=error,
                 budget=40,
                 threshold=THRESHOLD,
                 higher_is_better=True,
@@ -200,6 +205,14 @@ def test_the_expert_looks_over_a_finished_game(
     page.wait_for_selector(".replay-expert .expert-state[role=status]")
     state = page.inner_text(".replay-expert .expert-state")
     assert state.startswith(("Asked for", "The expert is looking", "Asking")), state
+    # a worker that fails: the page says why, and asking again queues it afresh
+    act_as_the_worker(web_stack.address, finished, error="the expert's machine went away")
+    page.wait_for_selector(".replay-expert .expert-state.failed", timeout=30_000)
+    failed = page.inner_text(".replay-expert .expert-state.failed")
+    assert "could not look over" in failed and "the expert's machine went away" in failed
+    photograph(page, camera, "analysis-failed")
+    page.click("[data-expert-ask]")
+    wait_until(page, "!document.querySelector('.replay-expert .expert-state.failed')")
     judged = act_as_the_worker(web_stack.address, finished)
     # the page asks again by itself every two seconds: it finds the analysis done
     page.wait_for_selector(".expert-summary", timeout=30_000)

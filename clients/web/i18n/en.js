@@ -353,6 +353,7 @@ export default {
   "expert.running": "The expert is looking over the game…",
   "expert.failed": "The expert could not look over this game: {why}",
   "expert.no_reason": "no reason was given.",
+  "expert.ask_again": "Ask again",
   "expert.done": "The expert has looked over the game.",
   "expert.nothing": "The expert found no decision of a person to judge in this game.",
   "expert.more_is_better": "In this game more points are better.",

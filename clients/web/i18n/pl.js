@@ -357,6 +357,7 @@ export default {
   "expert.running": "Ekspert przegląda grę…",
   "expert.failed": "Ekspert nie mógł przejrzeć tej gry: {why}",
   "expert.no_reason": "nie podano powodu.",
+  "expert.ask_again": "Zapytaj ponownie",
   "expert.done": "Ekspert przejrzał grę.",
   "expert.nothing": "Ekspert nie znalazł w tej grze żadnej decyzji człowieka do oceny.",
   "expert.more_is_better": "W tej grze im więcej punktów, tym lepiej.",
