@@ -66,7 +66,8 @@ def state_line(analysis: analysis_pb2.Analysis) -> str:
     if analysis.state == analysis_pb2.ANALYSIS_STATE_RUNNING:
         return t("expert.running")
     if analysis.state == analysis_pb2.ANALYSIS_STATE_FAILED:
-        return t("expert.failed", why=analysis.error or t("expert.no_reason"))
+        why = analysis.error or t("expert.no_reason")
+        return t("expert.failed", why=why) + " " + t("expert.ask_again")
     way = t("expert.more_is_better" if analysis.higher_is_better else "expert.fewer_is_better")
     return (
         t("expert.done", budget=analysis.budget, threshold=points(analysis.threshold)) + " " + way

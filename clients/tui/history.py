@@ -156,9 +156,12 @@ class ReplayScreen(Screen[None]):
     ]
     KEY_WORDS = {"ask_expert": "expert.key", "app.pop_screen": "key.back"}
 
-    def __init__(self, game: home_pb2.GameRecord) -> None:
+    def __init__(self, game: home_pb2.GameRecord, seat_token: str | None = None) -> None:
+        """``seat_token``: a seat's, for a table that allows no spectators (without an
+        account's session: the game-over screen's guest)."""
         super().__init__()
         self.game = game
+        self.seat_token = seat_token
         self.replay: replay_pb2.GetReplayResponse | None = None
         self.analysis: analysis_pb2.Analysis | None = None
 
@@ -184,7 +187,9 @@ class ReplayScreen(Screen[None]):
     async def load(self) -> None:
         lines = self.query_one("#replay-lines", VerticalScroll)
         try:
-            self.replay = await session(self).client.get_replay(self.game.table_id)
+            self.replay = await session(self).client.get_replay(
+                self.game.table_id, seat_token=self.seat_token
+            )
         except ParlourError as error:
             await lines.remove_children()
             await lines.mount(Static(error.message))
@@ -229,7 +234,7 @@ class ReplayScreen(Screen[None]):
     async def read_expert(self) -> None:
         """What there is: an analysis asked for before (followed while it is pending)."""
         try:
-            analysis = await get_analysis(session(self).client, self.game.table_id)
+            analysis = await get_analysis(session(self).client, self.game.table_id, self.seat_token)
         except ParlourError as error:
             none = error.reason == "NO_ANALYSIS"
             self.say_state(t("expert.ask_hint") if none else why_not(error, self.seat_name))
@@ -241,7 +246,9 @@ class ReplayScreen(Screen[None]):
         """Ask for the expert's look (once; asking again answers the same analysis)."""
         self.say_state(t("expert.asking"))
         try:
-            asked = await request_analysis(session(self).client, self.game.table_id)
+            asked = await request_analysis(
+                session(self).client, self.game.table_id, self.seat_token
+            )
         except ParlourError as error:
             self.say_state(why_not(error, self.seat_name))
             return
@@ -256,7 +263,9 @@ class ReplayScreen(Screen[None]):
                 break
             await asyncio.sleep(expert.POLL_SECONDS)
             try:
-                analysis = await get_analysis(session(self).client, self.game.table_id)
+                analysis = await get_analysis(
+                    session(self).client, self.game.table_id, self.seat_token
+                )
             except ParlourError as error:
                 self.say_state(why_not(error, self.seat_name))
                 return

@@ -3,7 +3,8 @@ then A asks for the analysis; the test does a worker's part (claims the job and
 submits fixed judgements) and the replay shows, under each judged move, the
 expert's choice and the points given away (a mistake marked in words), and above
 the log each person's summary, in English and in Polish. A game still in play is
-refused with the server's words. Screenshots go to test-artifacts/tui/."""
+refused with the server's words. The game-over screen's A opens the same replay.
+Screenshots go to test-artifacts/tui/."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from parlour.ai.analyst import claim_analysis, submit_analysis
 from parlour.client import ParlourClient
 from parlour.client.accounts import SessionMetadata
 from parlour.tui.app import ParlourApp
+from parlour.tui.endgame import GameOverScreen
 from parlour.tui.history import HistoryScreen, ReplayScreen
+from parlour.tui.saved import SavedSeat
 from parlour.tui.speech import use
 from parlour.v1 import bots_pb2
 from tests.tui.conftest import WORKER_TOKEN, Service, ai_worker, shoot, wait_until
@@ -172,3 +175,31 @@ async def test_the_replay_shows_the_experts_look_under_each_judged_move(
                 what="the English lines",
             )
     use("en")
+
+
+async def test_the_game_over_screen_opens_the_replay_with_the_expert(
+    service: Service, make_app: Callable[[], ParlourApp]
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        async with ai_worker(service), ParlourClient(service.address) as mine:
+            finished, seat_token = await finished_game(mine, random.Random(8))
+            final = await mine.get_view(finished, 0, seat_token)
+        seat = SavedSeat(service.address, finished, 0, seat_token, "crazy8s")
+        app.push_screen(GameOverScreen(seat, final.view, []))
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        screen = app.screen
+        state = screen.query_one("#expert-state", Static)
+        await wait_until(pilot, lambda: "A: ask the expert" in str(state.render()))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: "waiting for an expert" in str(state.render()))
+        judgements = await act_as_the_worker(service, finished)
+        await wait_until(
+            pilot, lambda: bool(screen.query(".expert-line")), timeout=30, what="the lines"
+        )
+        assert len(screen.query(".expert-line")) == len(judgements)
+        assert "Ada: decisions judged" in shown(screen)
+        await pilot.press("escape")  # back to the game's end
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen))
