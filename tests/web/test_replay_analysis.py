@@ -276,7 +276,13 @@ def test_the_expert_looks_over_a_finished_game(
     assert "✗ Błąd" in note and "Wybór eksperta" in note
     assert f"{c:.1f} pkt (od {c - 1:.1f} do {c + 1:.1f})".replace(".", ",") in note, note
     assert page.inner_text(".expert-best small").strip() == "ekspert"
+    # the moves in the server's words, asked for in the page's language
+    assert page.inner_text(".expert-note dd strong").startswith("zagraj ")
     photograph(page, camera, "analysis-mistake")
+    # a switch of language reads the moves' words again, in it
+    page.select_option("#language", "en")
+    wait_until(page, "/^play /.test(document.querySelector('.expert-note dd strong').textContent)")
+    assert "The expert's choice" in page.inner_text(".expert-note")
     assert not errors, errors
     assert not camera.found, camera.found
     context.close()
