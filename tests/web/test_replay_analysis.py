@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -300,5 +301,32 @@ def test_a_game_in_play_has_no_expert_to_ask(browser: Any, web_stack: str) -> No
     page.wait_for_selector(".replay-expert")
     assert page.locator("[data-expert-ask]").count() == 0
     assert "Once the game is over" in page.inner_text(".replay-expert")
+    assert not errors, errors
+    context.close()
+
+
+def test_the_expert_module_on_a_hearts_pass_and_penalty_points(
+    browser: Any, web_stack: str
+) -> None:
+    """analysis.js on an analysis as the contract's JSON carries it: a Hearts pass's
+    three cards to draw, penalty points (fewer is better), a move the expert agrees with,
+    the numbers in each language."""
+    context, page, errors = open_page(browser, "en")
+    page.goto(f"{web_stack}/")
+    page.wait_for_selector("#language")
+    said = page.evaluate((Path(__file__).parent / "analysis_cases.js").read_text())
+    en, pl = said["en"], said["pl"]
+    assert en["passCards"] == ["QS", "KH", "2C"] and en["passSeat"] == 2
+    assert not en["passSame"] and en["playSame"] and en["unjudged"] is None
+    assert said["bid"] == []  # a bid is said in words, no card drawn
+    assert "✗ Mistake" in en["passNote"] and "Cy played" in en["passNote"]
+    assert "give Q♠ K♥ 2♣" in en["passNote"] or "give QS KH 2C" in en["passNote"]
+    assert "13.3 points (12.3 to 14.3)" in en["passNote"], en["passNote"]
+    assert "fewer is better" in en["passNote"] and "fewer is better" in en["panel"]
+    assert "The expert agrees" in en["playNote"] and "Mistake" not in en["playNote"]
+    assert "Cy's biggest mistakes" in en["panel"] and "13.3" in en["panel"]
+    assert pl["points"] == "13,3" and "13,3 pkt (od 12,3 do 14,3)" in pl["passNote"]
+    assert "✗ Błąd" in pl["passNote"] and "im mniej, tym lepiej" in pl["panel"]
+    assert "Ekspert się zgadza" in pl["playNote"]
     assert not errors, errors
     context.close()
