@@ -370,7 +370,7 @@ export default {
   "expert.mistake": "✗ Mistake",
   "expert.agrees": "The expert agrees: {move} was its choice too.",
   "expert.expected": "Expected points",
-  "expert.played": "{name} played",
+  "expert.played": "{name}'s move",
   "expert.choice": "The expert's choice",
   "expert.given_away": "Given away",
   "expert.estimate": "{points} expected ({low} to {high})",

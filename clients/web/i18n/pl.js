@@ -374,7 +374,7 @@ export default {
   "expert.mistake": "✗ Błąd",
   "expert.agrees": "Ekspert się zgadza: {move} to też jego wybór.",
   "expert.expected": "Oczekiwane punkty",
-  "expert.played": "{name} zagrał(a)",
+  "expert.played": "Ruch gracza {name}",
   "expert.choice": "Wybór eksperta",
   "expert.given_away": "Oddane",
   "expert.estimate": "oczekiwane {points} pkt (od {low} do {high})",
