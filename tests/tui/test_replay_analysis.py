@@ -3,7 +3,8 @@ then A asks for the analysis; the test does a worker's part (claims the job and
 submits fixed judgements) and the replay shows, under each judged move, the
 expert's choice and the points given away (a mistake marked in words), and above
 the log each person's summary, in English and in Polish. A game still in play is
-refused with the server's words. The game-over screen's A opens the same replay.
+refused with the server's words. The game-over screen's A opens the same replay,
+where a failed analysis says why and A asks again.
 Screenshots go to test-artifacts/tui/."""
 
 from __future__ import annotations
@@ -51,20 +52,24 @@ def judged(decision: bots_pb2.AnalysisDecision, rank: int) -> bots_pb2.DecisionJ
     )
 
 
-async def act_as_the_worker(service: Service, table_id: str) -> list[bots_pb2.DecisionJudgement]:
+async def act_as_the_worker(
+    service: Service, table_id: str, error: str = ""
+) -> list[bots_pb2.DecisionJudgement]:
+    """Claim the table's job and submit it judged (or failed with ``error``)."""
     async with ParlourClient(
         service.address, worker_token=WORKER_TOKEN, worker_id="tui-expert"
     ) as worker:
         job = await claim_analysis(worker, 5.0)
         assert job.claimed and job.table_id == table_id
         judgements: list[bots_pb2.DecisionJudgement] = []
-        for decision in job.decisions:
+        for decision in [] if error else job.decisions:
             judgements.append(judged(decision, sum(j.cost > 0 for j in judgements)))
         done = await submit_analysis(
             worker,
             bots_pb2.SubmitAnalysisRequest(
                 table_id=table_id,
                 decisions=judgements,
+                error=error,
                 budget=16,
                 threshold=2.0,
                 higher_is_better=False,  # Crazy 8s counts penalties
@@ -193,6 +198,14 @@ async def test_the_game_over_screen_opens_the_replay_with_the_expert(
         screen = app.screen
         state = screen.query_one("#expert-state", Static)
         await wait_until(pilot, lambda: "A: ask the expert" in str(state.render()))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: "waiting for an expert" in str(state.render()))
+        # a worker that fails: the screen says why, and A asks again
+        await act_as_the_worker(service, finished, error="the expert's machine went away")
+        await wait_until(
+            pilot, lambda: "machine went away" in str(state.render()), timeout=30, what="failed"
+        )
+        assert "A: ask again." in str(state.render())
         await pilot.press("a")
         await wait_until(pilot, lambda: "waiting for an expert" in str(state.render()))
         judgements = await act_as_the_worker(service, finished)
