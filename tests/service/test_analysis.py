@@ -26,6 +26,8 @@ from parlour.client import ParlourClient, ParlourError, Seat
 from parlour.client.client import tokens
 from parlour.contract.view import view_from_proto
 from parlour.replay.fork import fork_table as forker
+from parlour.service.app.parlour import Credentials
+from parlour.service.domain.fold import fold
 from parlour.service.grpc.rates import Rates
 from parlour.v1 import (
     analysis_pb2,
@@ -35,6 +37,7 @@ from parlour.v1 import (
     replay_pb2,
     replay_pb2_grpc,
 )
+from tests.replay.games import Played, play_moves
 from tests.service.harness import Service, Truth, assert_no_hidden_cards, running_service
 
 TOKEN = "worker-secret"
@@ -426,3 +429,44 @@ async def test_a_forks_copied_moves_are_not_judged_as_its_players(store_url: str
         assert job.table_id == table_id
         # only the forker's own moves: the source's, copied into the fork, are not theirs
         assert [decision.seq for decision in job.decisions] == sorted(fork.decisions)
+
+
+async def test_a_seated_account_asks_with_its_session_and_a_stranger_cannot(
+    store_url: str,
+) -> None:
+    async with running_service(store_url, worker_token=TOKEN) as service:
+        app = service.server.app
+        signed = await app.accounts.authenticate_device("a-device-secret-of-forty-characters-or-so")
+        other = await app.accounts.authenticate_device("another-device-secret-of-forty-characters")
+        hosted = await app.host_table(
+            "wizard",
+            3,
+            {"rounds": "5", "spectators": "off"},
+            host_player_name="Ada",
+            host_takes_seat=True,
+        )
+        table_id = hosted.table.table_id
+        tokens = {hosted.seat: hosted.seat_token}
+        mine = Credentials(account_id=signed.account.account_id)
+        tokens[1] = (await app.join(table_id, "Bo", credentials=mine)).seat_token
+        tokens[2] = (await app.join(table_id, "Cy")).seat_token
+        await app.start(table_id, Credentials(host_token=hosted.host_token))
+        played = Played(
+            table_id, tokens, hosted.host_token, fold(await service.store.read(table_id))
+        )
+        await play_moves(app, played, random.Random(8), 1_000_000)
+        channel = grpc.aio.insecure_channel(service.address)
+        stub = analysis_pb2_grpc.AnalysisServiceStub(channel)
+        request = analysis_pb2.RequestAnalysisRequest(table_id=table_id)
+        try:
+            # no token: the session of the account that sat there is enough
+            bearer = (("authorization", f"Bearer {signed.token}"),)
+            assert (await stub.RequestAnalysis(request, metadata=bearer)).created
+            with pytest.raises(REFUSED) as refused:
+                stranger = (("authorization", f"Bearer {other.token}"),)
+                await stub.GetAnalysis(
+                    analysis_pb2.GetAnalysisRequest(table_id=table_id), metadata=stranger
+                )
+        finally:
+            await channel.close()
+        assert refusal(refused.value) == (grpc.StatusCode.PERMISSION_DENIED, "REPLAY_PRIVATE")
