@@ -210,7 +210,8 @@ class ReplayScreen(Screen[None]):
 
     async def show_lines(self) -> None:
         """The log, each judged move followed by the expert's line (once it is done)."""
-        assert self.replay is not None
+        if self.replay is None:  # A pressed before the log came: its load shows both
+            return
         lines = self.query_one("#replay-lines", VerticalScroll)
         await lines.remove_children()
         done = self.analysis is not None and self.analysis.state == analysis_pb2.ANALYSIS_STATE_DONE
