@@ -14,6 +14,9 @@ import { refusalWords, say, seatName } from "./words.js";
 /** How often a queued or running analysis is asked after, in milliseconds. */
 export const POLL_MS = 2000;
 
+/** Refusals that asking again will not change. */
+const FOR_GOOD = ["PERMISSION_DENIED", "NOT_FOUND", "UNAUTHENTICATED", "INVALID_ARGUMENT", "FAILED_PRECONDITION"];
+
 const STATE = {
   ANALYSIS_STATE_QUEUED: "queued",
   ANALYSIS_STATE_RUNNING: "running",
@@ -53,8 +56,8 @@ export class Expert {
       const answer = await rpc("AnalysisService/GetAnalysis", { tableId: this.tableId }, this.tokens);
       this.take(answer.analysis);
     } catch (error) {
-      if (error instanceof ApiError && error.reason === "NO_ANALYSIS") this.state = "none";
-      else { this.state = "none"; this.problem = refusalWords(error, null); }
+      this.state = "none";  // nobody asked yet (NO_ANALYSIS), or it cannot be read: the button
+      if (!(error instanceof ApiError && error.reason === "NO_ANALYSIS")) this.problem = refusalWords(error, null);
       this.changed();
     }
   }
@@ -94,7 +97,8 @@ export class Expert {
     } catch (error) {
       this.problem = refusalWords(error, null);
       this.changed();
-      if (!this.closed) this.timer = setTimeout(() => this.poll(), POLL_MS);
+      // a lost connection is asked again; a refusal for good (the replay closed to us) is not
+      if (!this.closed && !FOR_GOOD.includes(error.code)) this.timer = setTimeout(() => this.poll(), POLL_MS);
     }
   }
 
