@@ -288,6 +288,23 @@ def test_the_expert_looks_over_a_finished_game(
     assert not camera.found, camera.found
     context.close()
 
+    # under the page's own Content-Security-Policy (no inline style or script): drawn whole
+    context = browser.new_context(viewport=SIZES[0], locale=LOCALES["en"])
+    page = context.new_page()
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    page.goto(f"{web_stack}/#/replay/{finished}/{costliest.seq}")
+    page.wait_for_selector(".expert-note.marked")
+    page.wait_for_selector(".replay-seat .expert-best")
+    assert page.locator(".expert-summary").count() == 1
+    assert not violations, violations
+    context.close()
+
 
 def test_a_game_in_play_has_no_expert_to_ask(browser: Any, web_stack: str) -> None:
     table_id, _ = host_with_a_person(web_stack)  # waits for its person's move
