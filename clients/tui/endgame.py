@@ -16,11 +16,12 @@ from textual.widgets import Static
 
 from parlour.client import ParlourError
 from parlour.client.fairdeal import DealReport, verify_deals
-from parlour.v1 import play_pb2
+from parlour.v1 import home_pb2, play_pb2
 from parlour.words import say
 
 from . import render
 from .dialogs import InfoScreen, event_log_text
+from .history import ReplayScreen
 from .keys import speak_keys
 from .saved import SavedSeat
 from .session import session
@@ -70,13 +71,14 @@ class GameOverScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("r", "replay", "Event log"),
+        Binding("a", "expert", "The expert's look"),
         Binding("escape", "lobby", "Lobby"),
         Binding("enter", "lobby", "Lobby", show=False),
         # the app's language switch, here too: a modal screen keeps its keys to itself
         Binding("f2", "app.switch_language", show=False),
     ]
     #: each action's footer words (keys.py)
-    KEY_WORDS = {"replay": "key.event_log", "lobby": "key.lobby"}
+    KEY_WORDS = {"replay": "key.event_log", "expert": "key.expert", "lobby": "key.lobby"}
 
     def __init__(
         self, seat: SavedSeat, view: play_pb2.View, events: Sequence[play_pb2.PublicEvent]
@@ -152,6 +154,16 @@ class GameOverScreen(ModalScreen[None]):
     def action_lobby(self) -> None:
         self.dismiss(None)
         self.app.pop_screen()  # the table screen under this one
+
+    def action_expert(self) -> None:
+        """The game's replay, where A asks the expert to look over it (history.py)."""
+        view = self.final_view
+        players = [
+            home_pb2.GamePlayer(seat=seat, player_name=player_name(view, seat))
+            for seat in range(len(view.players))
+        ]
+        record = home_pb2.GameRecord(table_id=self.seat.table_id, game=view.game, players=players)
+        self.app.push_screen(ReplayScreen(record, self.seat.token))
 
     @work(exclusive=True)
     async def action_replay(self) -> None:

@@ -1,9 +1,12 @@
 """Your games in the terminal (issue 31): the signed-in account's tables, newest first,
 in pages (HomeService.ListMyGames); Enter opens a table's replay (its events in the
-server's words, ReplayService.GetReplay), L a game's leaderboard with the ratings
-(the ordinal, "?" while provisional: under ten games)."""
+server's words, ReplayService.GetReplay; once the game is over, A asks the expert to
+look over it: issue 35), L a game's leaderboard with the ratings (the ordinal, "?"
+while provisional: under ten games)."""
 
 from __future__ import annotations
+
+import asyncio
 
 from textual import work
 from textual.app import ComposeResult
@@ -13,11 +16,15 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 
 from parlour.client import ParlourError
+from parlour.client.analysis import get_analysis, request_analysis
 from parlour.client.home import get_leaderboard, list_my_games
-from parlour.v1 import home_pb2, lobby_pb2
+from parlour.v1 import analysis_pb2, home_pb2, lobby_pb2, replay_pb2
+from parlour.words import say
 
+from . import expert
+from .keys import speak_keys
 from .session import session
-from .speech import t
+from .speech import t, why_not
 
 PAGE = 20
 ENDINGS = {
@@ -139,28 +146,133 @@ class HistoryScreen(Screen[None]):
 
 class ReplayScreen(Screen[None]):
     """A table's events in the server's words, in order (the whole log once it ended;
-    while it is played, what a spectator may see)."""
+    while it is played, what a spectator may see). Once the game is over, A asks for
+    the expert's look: under each judged move its choice and the points given away,
+    and above the log each person's summary."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS = [
+        Binding("a", "ask_expert", "Ask the expert"),
+        Binding("escape", "app.pop_screen", "Back"),
+    ]
+    KEY_WORDS = {"ask_expert": "expert.key", "app.pop_screen": "key.back"}
 
-    def __init__(self, game: home_pb2.GameRecord) -> None:
+    def __init__(self, game: home_pb2.GameRecord, seat_token: str | None = None) -> None:
+        """``seat_token``: a seat's, for a table that allows no spectators (without an
+        account's session: the game-over screen's guest)."""
         super().__init__()
         self.game = game
+        self.seat_token = seat_token
+        self.replay: replay_pb2.GetReplayResponse | None = None
+        self.analysis: analysis_pb2.Analysis | None = None
 
     def compose(self) -> ComposeResult:
         yield Label(t("home.replay_title", game=self.game.game, table=self.game.table_id))
+        yield Static("", id="expert-state")
         yield VerticalScroll(id="replay-lines")
         yield Footer()
 
     async def on_mount(self) -> None:
+        speak_keys(self)
+        self.load()
+
+    def say_again(self) -> None:
+        """After a language switch (F2): the log and the expert's words again, in it."""
+        speak_keys(self)
+        self.query_one(Label).update(
+            t("home.replay_title", game=self.game.game, table=self.game.table_id)
+        )
+        self.load()
+
+    @work(exclusive=True, group="replay")
+    async def load(self) -> None:
         lines = self.query_one("#replay-lines", VerticalScroll)
         try:
-            replay = await session(self).client.get_replay(self.game.table_id)
+            self.replay = await session(self).client.get_replay(
+                self.game.table_id, seat_token=self.seat_token
+            )
         except ParlourError as error:
+            await lines.remove_children()
             await lines.mount(Static(error.message))
             return
-        said = [event.text for event in replay.events if event.text]
-        await lines.mount_all([Static(f"{n:4}  {text}") for n, text in enumerate(said, 1)])
+        self.analysis = None
+        await self.show_lines()
+        if self.replay.finished:
+            self.read_expert()
+        else:
+            self.say_state(t("expert.after_end"))
+
+    def say_state(self, text: str) -> None:
+        self.query_one("#expert-state", Static).update(text)
+
+    def seat_name(self, seat: int) -> str:
+        player = next((p for p in self.game.players if p.seat == seat), None)
+        return (player.player_name if player else "") or t("home.open_seat")
+
+    async def show_lines(self) -> None:
+        """The log, each judged move followed by the expert's line (once it is done)."""
+        if self.replay is None:  # A pressed before the log came: its load shows both
+            return
+        lines = self.query_one("#replay-lines", VerticalScroll)
+        await lines.remove_children()
+        done = self.analysis is not None and self.analysis.state == analysis_pb2.ANALYSIS_STATE_DONE
+        judged = {d.seq: d for d in self.analysis.decisions} if done and self.analysis else {}
+        shown: list[Static] = []
+        if done and self.analysis:
+            shown.append(Static(t("expert.summary_title"), classes="expert-title"))
+            names = expert.summary_lines(self.analysis, self.seat_name)
+            shown += [Static(line, classes="expert-summary") for line in names]
+        said = [event for event in self.replay.events if event.text]
+        for n, event in enumerate(said, 1):
+            shown.append(Static(f"{n:4}  {say(event.text, self.seat_name)}"))
+            if event.seq in judged:
+                decision = judged[event.seq]
+                mark = " marked" if decision.marked else ""
+                line = expert.decision_line(decision)
+                shown.append(Static(line, classes=f"expert-line{mark}"))
+        await lines.mount_all(shown)
+
+    @work(exclusive=True, group="expert")
+    async def read_expert(self) -> None:
+        """What there is: an analysis asked for before (followed while it is pending)."""
+        try:
+            analysis = await get_analysis(session(self).client, self.game.table_id, self.seat_token)
+        except ParlourError as error:
+            none = error.reason == "NO_ANALYSIS"
+            self.say_state(t("expert.ask_hint") if none else why_not(error, self.seat_name))
+            return
+        await self.follow(analysis)
+
+    @work(exclusive=True, group="expert")
+    async def action_ask_expert(self) -> None:
+        """Ask for the expert's look (once; asking again answers the same analysis)."""
+        self.say_state(t("expert.asking"))
+        try:
+            asked = await request_analysis(
+                session(self).client, self.game.table_id, self.seat_token
+            )
+        except ParlourError as error:
+            self.say_state(why_not(error, self.seat_name))
+            return
+        await self.follow(asked.analysis)
+
+    async def follow(self, analysis: analysis_pb2.Analysis) -> None:
+        """Show ``analysis``, asking again every two seconds while it is queued or running
+        (the worker stops with the screen)."""
+        while True:
+            self.say_state(expert.state_line(analysis))
+            if analysis.state not in expert.PENDING:
+                break
+            await asyncio.sleep(expert.POLL_SECONDS)
+            try:
+                analysis = await get_analysis(
+                    session(self).client, self.game.table_id, self.seat_token
+                )
+            except ParlourError as error:
+                self.say_state(why_not(error, self.seat_name))
+                return
+        self.analysis = analysis
+        if analysis.state == analysis_pb2.ANALYSIS_STATE_DONE:
+            await self.show_lines()
 
 
 class LeaderboardScreen(Screen[None]):

@@ -5,7 +5,10 @@
 // one hand at a time; once the game is over every seat's cards come with it,
 // while it is on only what this browser's seat (or a spectator) saw. The hand
 // summaries are summary.js's, the deal check fairdeal.js's, as at the table.
-// "Play on from here" forks the position into a new table (ForkTable).
+// "Play on from here" forks the position into a new table (ForkTable). Once
+// the game is over the expert's look (analysis.js) can be asked for: its note
+// beside each judged move, its choice of card marked in the seat's hand.
+import { Expert } from "./analysis.js";
 import { rpc, saveSeat, savedSeats } from "./api.js";
 import { card, inlineCard } from "./cards.js";
 import { verifyDeals } from "./fairdeal.js";
@@ -42,6 +45,7 @@ export class ReplayScreen {
     this.pace = PACES[1];
     this.dealCheck = null;
     this.message = "";
+    this.expert = new Expert(tableId, { seat: this.held && this.held.token }, () => this.redraw());
     this.root.className = "replay-screen";
     this.root.innerHTML = `<div class="panel notice"><p class="muted">${escape(t("replay.loading"))}</p></div>`;
     this.keys = (event) => this.key(event);
@@ -51,10 +55,14 @@ export class ReplayScreen {
 
   close() {
     this.pause();
+    this.expert.close();
     document.removeEventListener("keydown", this.keys);
   }
 
-  redraw() { if (this.current()) this.render(); }
+  redraw() {
+    if (this.current()) this.render();
+    this.expert.relabel();
+  }
 
   // -- reading the log ---------------------------------------------------------------------
 
@@ -75,21 +83,37 @@ export class ReplayScreen {
 
   async open(at) {
     try {
-      let answer = await this.fetchHand(0);
+      const answer = await this.fetchHand(0);
       this.hand = answer.hand;
-      if (at) {
-        const holding = this.index.find((h) => at >= h.firstSeq && at <= h.lastSeq);
-        if (holding) {
-          answer = await this.fetchHand(holding.hand);
-          this.hand = holding.hand;
-          this.step = Math.max(0, answer.steps.findIndex((s) => Number(s.seq) === at));
-        }
-      }
+      if (at) await this.seek(at);
       this.render();
-      if (this.finished) this.checkDeals();
+      if (this.finished) { this.checkDeals(); this.expert.load(); }
     } catch (error) {
       this.fatal(error);
     }
+  }
+
+  /** Moves to the step whose event is ``seq`` (if a hand holds it), without drawing. */
+  async seek(seq) {
+    const holding = this.index.find((h) => seq >= h.firstSeq && seq <= h.lastSeq);
+    if (!holding) return;
+    const answer = await this.fetchHand(holding.hand);
+    this.hand = holding.hand;
+    this.step = Math.max(0, answer.steps.findIndex((s) => Number(s.seq) === seq));
+  }
+
+  /** Goes to the step whose event is ``seq`` (a judged move) and draws it. */
+  async goToSeq(seq) {
+    this.pause();
+    try {
+      await this.seek(seq);
+      this.message = "";
+    } catch (error) {
+      this.message = refusalWords(error, null);
+    }
+    this.render();
+    const note = this.root.querySelector(".expert-note");
+    if (note) { note.tabIndex = -1; note.focus(); note.scrollIntoView({ block: "center" }); }
   }
 
   fatal(error) {
@@ -227,11 +251,13 @@ export class ReplayScreen {
       `<span class="muted">${escape(this.name || "")}</span></div>` +
       `<p class="where" aria-live="polite">${escape(t("replay.where", { hand: this.hand, hands: this.lastHand(), step: this.step + 1, steps: steps.length }))}</p></div>` +
       this.controls() +
-      `<p class="said" data-said>${escape(say(step.event.words || step.event.text || "", view))}</p>` +
+      `<div class="replay-move"><p class="said" data-said>${escape(say(step.event.words || step.event.text || "", view))}</p>` +
+      `${this.expert.noteHtml(step.seq, view)}</div>` +
       `<div class="replay-felt seats-${view.seatCount || 4}"></div>` +
       `<p class="refusal" role="alert">${escape(this.message)}</p>` +
       this.summaryHtml(step) +
       this.overHtml(step) +
+      this.expert.panelHtml(this.finished, view) +
       this.forkHtml(step) +
       this.shareHtml(link);
     this.root.querySelector(".replay-felt").append(this.middle(view, step), this.seats(step));
@@ -274,6 +300,10 @@ export class ReplayScreen {
     on("play", () => (this.timer ? this.pause() : this.play()));
     on("fork", () => this.fork());
     on("lobby", () => this.onLeave());
+    on("expert-ask", () => this.expert.ask());
+    this.root.querySelectorAll("[data-expert-jump]").forEach((button) => {
+      button.onclick = () => this.goToSeq(Number(button.dataset.expertJump));
+    });
     on("copy", async () => {
       const field = this.root.querySelector(".share input");
       const note = this.root.querySelector(".copied");
@@ -331,6 +361,7 @@ export class ReplayScreen {
     const list = document.createElement("ul");
     list.className = "replay-seats";
     const toAct = new Set(view.toAct || []);
+    const best = this.expert.bestAt(step.seq);
     for (const player of view.players || []) {
       const seat = player.seat || 0;
       const cards = step.hands.length ? (step.hands[seat] || {}).cards || [] : seat === view.seat ? view.hand || [] : [];
@@ -347,7 +378,8 @@ export class ReplayScreen {
         `<span class="muted"> ${facts.map(escape).join(" · ")}</span></div>`;
       const fan = document.createElement("div");
       fan.className = "fan";
-      if (cards.length) cards.forEach((code) => fan.appendChild(card(code)));
+      const marked = best && !best.same && best.seat === seat ? best.cards : [];
+      if (cards.length) cards.forEach((code) => fan.appendChild(marked.includes(code) ? expertCard(code) : card(code)));
       else fan.insertAdjacentHTML("beforeend", `<span class="muted">${escape(t("cards.count", { count: player.handSize || 0 }))}</span>`);
       item.appendChild(fan);
       list.appendChild(item);
@@ -412,6 +444,15 @@ export class ReplayScreen {
       `<div class="buttons"><button data-copy>${escape(t("waiting.copy"))}</button><span class="copied" role="status"></span>` +
       `<button data-lobby>${escape(t("back_to_lobby"))}</button></div></section>`;
   }
+}
+
+/** A card of the hand that the expert would have played (or passed): outlined and labelled. */
+function expertCard(code) {
+  const mark = document.createElement("span");
+  mark.className = "expert-best";
+  mark.appendChild(card(code));
+  mark.insertAdjacentHTML("beforeend", `<small>${escape(t("expert.best_card"))}</small>`);
+  return mark;
 }
 
 /** How many tricks of the hand are complete in ``view``. */

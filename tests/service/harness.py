@@ -55,6 +55,7 @@ HAMMER_RATES = Rates(
     sign_in_per_minute=100_000,
     devices_per_minute=100_000,
     chat_per_ten_seconds=10_000,
+    analysis_per_minute=100_000,
 )
 
 

@@ -20,6 +20,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from parlour.service.grpc.limits import LIMITS, MAX_REQUEST_BYTES, check_request
 from parlour.v1 import (
     accounts_pb2,
+    analysis_pb2,
     bots_pb2,
     catalogue_pb2,
     home_pb2,
@@ -29,7 +30,16 @@ from parlour.v1 import (
 )
 
 PROTO = Path(__file__).resolve().parents[2] / "proto"
-MODULES = (catalogue_pb2, lobby_pb2, play_pb2, replay_pb2, bots_pb2, accounts_pb2, home_pb2)
+MODULES = (
+    catalogue_pb2,
+    lobby_pb2,
+    play_pb2,
+    replay_pb2,
+    bots_pb2,
+    accounts_pb2,
+    home_pb2,
+    analysis_pb2,
+)
 
 
 def request_types() -> list[Descriptor]:

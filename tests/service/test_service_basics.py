@@ -25,7 +25,12 @@ async def test_health_check_says_serving(sqlite_url: str) -> None:
         grpc.aio.insecure_channel(service.address) as channel,
     ):
         health = health_pb2_grpc.HealthStub(channel)
-        for name in ("", "parlour.v1.PlayService", "parlour.v1.LobbyService"):
+        for name in (
+            "",
+            "parlour.v1.PlayService",
+            "parlour.v1.LobbyService",
+            "parlour.v1.AnalysisService",
+        ):
             reply = await health.Check(health_pb2.HealthCheckRequest(service=name))
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
@@ -43,6 +48,7 @@ async def test_reflection_lists_the_services(sqlite_url: str) -> None:
             "parlour.v1.CatalogueService",
             "parlour.v1.LobbyService",
             "parlour.v1.PlayService",
+            "parlour.v1.AnalysisService",
             "grpc.health.v1.Health",
         } <= names
 

@@ -69,6 +69,7 @@ STORE_TABLES = {
     "plays",
     "rematches",
     "rematch_declines",
+    "analyses",  # issue 35
 }
 
 

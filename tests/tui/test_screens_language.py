@@ -216,7 +216,7 @@ OVER_WORDS = {
         "A jester was turned up: no trump",
         "Final scores",
         "Replay it on the server's machine: parlour replay t-over",
-        "r: the event log here · Esc: back to the lobby",
+        "r: the event log here · a: the expert · Esc: back to the lobby",
         "The end",
     ),
     "pl": (
@@ -227,7 +227,7 @@ OVER_WORDS = {
         "Odkryto błazna: bez atu",
         "Wyniki końcowe",
         "Odtwórz grę na maszynie serwera: parlour replay t-over",
-        "r: dziennik zdarzeń tutaj · Esc: powrót do poczekalni",
+        "r: dziennik zdarzeń tutaj · a: ekspert · Esc: powrót do poczekalni",
         "Koniec",
     ),
 }

@@ -1,8 +1,9 @@
 """The real stack for the browser tests, and a real headless Chromium.
 
 ``parlour serve`` on a SQLite file, one ``parlour worker`` (with a short
-think time, as people would see it) and ``parlour gateway`` run as separate
-processes on free loopback ports, the way ``parlour demo`` runs them. The
+think time, as people would see it; bots only, no analyses) and ``parlour
+gateway`` run as separate processes on free loopback ports, the way ``parlour
+demo`` runs them. The
 browser is Debian's ``chromium`` driven by Playwright through its
 ``executable_path``: never a downloaded browser. Without Chromium or
 Playwright the tests are skipped, except under ``CI=true`` where that fails.
@@ -62,14 +63,29 @@ def _wait(check: Any, what: str, timeout: float = 30.0) -> None:
     raise RuntimeError(f"{what} did not start within {timeout} s")
 
 
+#: The worker token of the stack's service (a test may claim work as a worker does).
+WORKER_TOKEN = "browser-tests-worker-token"
+
+
+class Stack(str):
+    """The gateway's base URL, which also knows the game service's gRPC address."""
+
+    address: str
+
+    def __new__(cls, base: str, address: str) -> Stack:
+        made = super().__new__(cls, base)
+        made.address = address
+        return made
+
+
 @pytest.fixture(scope="session")
 def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The gateway's base URL, with a game service and an AI worker behind it."""
+    """The gateway's base URL (a ``Stack``), with a game service and an AI worker behind it."""
     where = tmp_path_factory.mktemp("web")
     grpc_port, web_port = _free_port(), _free_port()
     env = dict(
         os.environ,
-        PARLOUR_WORKER_TOKEN="browser-tests-worker-token",
+        PARLOUR_WORKER_TOKEN=WORKER_TOKEN,
         # one address hosts and joins for every test of the session, faster than people do
         PARLOUR_HOST_PER_MINUTE="1000",
         PARLOUR_JOIN_PER_MINUTE="1000",
@@ -94,10 +110,12 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         start("serve", "serve", "--address", address, "--database-url", f"sqlite:///{where}/db")
         _wait(lambda: socket.create_connection(("127.0.0.1", grpc_port), 0.5), "parlour serve")
-        start("worker", "worker", "--server", address, "--think-seconds", "0.05")
+        # bots only: the browser tests that need an analysis judge it themselves, with
+        # known numbers to check the page against (tests/web/test_replay_analysis.py)
+        start("worker", "worker", "--server", address, "--think-seconds", "0.05", "--no-analysis")
         start("gateway", "gateway", "--server", address, "--port", str(web_port))
         _wait(lambda: httpx.get(base + "/").status_code == 200, "parlour gateway")
-        yield base
+        yield Stack(base, address)
     finally:
         for child in children:
             child.terminate()

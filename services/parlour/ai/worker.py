@@ -13,6 +13,10 @@ Decisions run off the event loop, in a pool of ``processes`` worker processes
 process), so one long expert search does not hold the other slots' claims
 and acts.
 
+Unless ``--no-analysis``, one more slot claims finished games' analyses and
+judges them in the same pool, a decision at a time (``analyst.py``), so the
+bots' turns never wait behind a whole game's analysis.
+
 It rides out server restarts: UNAVAILABLE is retried with backoff, moving
 round the server addresses it was given; an Act is resent with the same
 request id, so it is applied at most once. A turn that went stale (ABORTED:
@@ -38,6 +42,8 @@ from typing import TypeVar
 
 import grpc
 
+from parlour.ai import analysis
+from parlour.ai.analyst import Analyst, Judge
 from parlour.ai.common import NamedStrategy, Strategy, choose_randomly
 from parlour.ai.registry import strategy_for
 from parlour.client import ParlourClient, ParlourError, RetryPolicy, new_request_id
@@ -90,6 +96,10 @@ class WorkerConfig:
     processes: int = 0
     #: the expert level's thinking budget, simulated card plays per decision (None: its default)
     expert_budget: int | None = None
+    #: also claim and judge finished games' analyses, on a slot of their own
+    analysis: bool = True
+    #: play-outs per candidate move when judging (None: each game's default)
+    analysis_budget: int | None = None
 
 
 @dataclass
@@ -99,6 +109,8 @@ class Tally:
     played: int = 0
     dropped: int = 0
     retries: int = 0
+    #: analyses judged and submitted whole
+    analysed: int = 0
     started: float = field(default_factory=time.monotonic)
 
     def rate(self) -> float:
@@ -224,9 +236,11 @@ def _leave_with_parent(parent: int, every: float = 1.0) -> None:
 
 
 class Worker:
-    """Plays bot turns until :meth:`stop` (or a refusal)."""
+    """Plays bot turns (and judges analyses) until :meth:`stop` (or a refusal)."""
 
-    def __init__(self, config: WorkerConfig) -> None:
+    def __init__(self, config: WorkerConfig, *, judge: Judge = analysis.judge) -> None:
+        """``judge`` judges one decision of an analysis (``parlour.ai.analysis.judge``'s
+        shape); a process pool needs it importable by name."""
         if not config.servers:
             raise ValueError("give at least one server address")
         if config.concurrency < 1:
@@ -235,6 +249,13 @@ class Worker:
         self.tally = Tally()
         self._stop = asyncio.Event()
         self._pool: Executor | None = None
+        self.analyst = Analyst(
+            judge,
+            self._decision_pool,
+            budget=config.analysis_budget,
+            games=config.games,
+            wait_seconds=config.wait_seconds,
+        )
 
     def stop(self) -> None:
         """Finish the turns in hand and return from :meth:`run`."""
@@ -245,6 +266,8 @@ class Worker:
         self.tally = Tally()
         self._pool = decision_pool(self.config.processes)
         slots = [asyncio.create_task(self._slot(n)) for n in range(self.config.concurrency)]
+        if self.config.analysis:
+            slots.append(asyncio.create_task(self._analysis_slot()))
         try:
             await asyncio.gather(*slots)
         finally:
@@ -268,6 +291,11 @@ class Worker:
             log.error("a decision process died: starting a new pool")
             self._pool = decision_pool(config.processes)
             raise
+
+    def _decision_pool(self) -> Executor:
+        if self._pool is None:
+            self._pool = decision_pool(self.config.processes)
+        return self._pool
 
     def slot_id(self, n: int) -> str:
         """The worker id slot ``n`` claims with: each slot holds its own leases."""
@@ -301,6 +329,52 @@ class Worker:
                         ) from None
                     problem = str(error)
                 except Exception as error:  # one odd turn must not stop every bot
+                    log.exception("unexpected error with %s", client.address)
+                    problem = repr(error)
+                failures += 1
+                self.tally.retries += 1
+                delay = min(config.max_backoff, 0.1 * 2**failures) * random.uniform(0.5, 1)
+                log.warning("%s; retrying in %.1f s (%s)", problem, delay, client.address)
+                await self._unless_stopped(asyncio.sleep(delay))
+
+    async def _analysis_slot(self) -> None:
+        """Claim analyses and judge them until stopped; a server without them ends the slot
+        (the bot turns go on)."""
+        config = self.config
+        client = ParlourClient(
+            config.servers,
+            worker_token=config.worker_token,
+            worker_id=f"{config.worker_id}/analysis",
+            retry=RetryPolicy(attempts=4, max_backoff=1.0),
+            credentials=config.credentials,
+        )
+        failures = 0
+        async with client:
+            while not self._stop.is_set():
+                try:
+                    job = await self._unless_stopped(self.analyst.claim(client))
+                    if job is not None and job.claimed:
+                        log.info(
+                            "analysing table %s (%d decisions)", job.table_id, len(job.decisions)
+                        )
+                        if await self.analyst.analyse(client, job, self._stop.is_set):
+                            self.tally.analysed += 1
+                    failures = 0
+                    continue
+                except ParlourError as error:
+                    if error.code is grpc.StatusCode.UNIMPLEMENTED:
+                        log.info("%s judges no analyses: the analysis slot stops", client.address)
+                        return
+                    if error.code in FATAL:
+                        raise WorkerRefused(
+                            f"{client.address} refused the worker: {error}"
+                        ) from None
+                    problem = str(error)
+                except BrokenProcessPool:
+                    log.error("a decision process died: starting a new pool")
+                    self._pool = decision_pool(config.processes)
+                    problem = "a decision process died"
+                except Exception as error:  # one odd job must not stop the worker
                     log.exception("unexpected error with %s", client.address)
                     problem = repr(error)
                 failures += 1

@@ -25,6 +25,7 @@ from parlour.cli.options import database_url_argument, safe_url
 from parlour.replay.fork import fork_table
 from parlour.service import bootstrap
 from parlour.service.app import sweeper
+from parlour.service.app.analysis import DEFAULT_ANALYSIS_LEASE_SECONDS
 from parlour.service.app.bots import DEFAULT_LEASE_SECONDS
 from parlour.service.grpc import rates
 from parlour.service.notify import NOTIFY_ENV, NatsUnavailable, notify_setting
@@ -50,6 +51,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=5.0,
         help="how long an AI worker holds a bot turn it claimed; a worker that dies "
         "mid-turn holds its table up this long (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--analysis-lease-seconds",
+        type=float,
+        default=DEFAULT_ANALYSIS_LEASE_SECONDS,
+        help="how long an AI worker holds a game's analysis it claimed (each part it "
+        "sends renews it); a worker that dies mid-analysis holds it up this long "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--db-connections",
@@ -149,6 +158,7 @@ _KNOB_HELP = {
     "refusal_delay_ms": "milliseconds a refusal waits before it is answered (half or more of "
     "it, at random; at most the wait it names)",
     "chat_per_ten_seconds": "chat lines (Say) in 10 seconds per seat of a table",
+    "analysis_per_minute": "RequestAnalysis calls a minute per caller",
 }
 
 
@@ -256,6 +266,7 @@ def run(args: argparse.Namespace) -> int:
         bot_levels=bot_levels(),
         forker=fork_table,
         lease_seconds=args.lease_seconds or DEFAULT_LEASE_SECONDS,
+        analysis_lease_seconds=args.analysis_lease_seconds or DEFAULT_ANALYSIS_LEASE_SECONDS,
         credentials=credentials,
         connections=args.db_connections,
         notify=notify,

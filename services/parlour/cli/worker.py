@@ -66,6 +66,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: each game's own)",
     )
     parser.add_argument(
+        "--no-analysis",
+        action="store_true",
+        help="do not judge finished games' analyses (by default one more slot claims them "
+        "and judges them in the decision processes)",
+    )
+    parser.add_argument(
+        "--analysis-budget",
+        type=int,
+        default=None,
+        metavar="PLAYOUTS",
+        help="play-outs per candidate move when judging an analysis (default: each game's own)",
+    )
+    parser.add_argument(
         "--think-seconds",
         type=float,
         default=0.0,
@@ -108,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
     if args.processes < 0 or (args.expert_budget is not None and args.expert_budget < 1):
         print("parlour worker: --processes must be 0 or more, --expert-budget 1 or more")
         return 2
+    if args.analysis_budget is not None and args.analysis_budget < 1:
+        print("parlour worker: --analysis-budget must be 1 or more")
+        return 2
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     config = WorkerConfig(
         servers=parse_servers(args.server or ["127.0.0.1:50051"]),
@@ -121,11 +137,13 @@ def run(args: argparse.Namespace) -> int:
         games=tuple(args.game),
         processes=args.processes,
         expert_budget=args.expert_budget,
+        analysis=not args.no_analysis,
+        analysis_budget=args.analysis_budget,
     )
     print(
         f"parlour worker {config.worker_id}: playing bots on {', '.join(config.servers)} "
         f"(concurrency {config.concurrency}, {config.processes} decision processes, "
-        f"seed {seed})",
+        f"seed {seed}; {'judging analyses' if config.analysis else 'no analyses'})",
         flush=True,
     )
     worker = Worker(config)
@@ -139,7 +157,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(
         f"parlour worker {config.worker_id}: stopped after playing {tally.played} turns "
-        f"({tally.rate():.1f} per second; {tally.dropped} dropped, {tally.retries} retries)",
+        f"({tally.rate():.1f} per second; {tally.dropped} dropped, {tally.retries} retries) "
+        f"and judging {tally.analysed} analyses",
         flush=True,
     )
     return 0
@@ -165,5 +184,6 @@ class WorkerCollector(Collector):
             ("parlour_worker_turns_played", tally.played, "bot turns played"),
             ("parlour_worker_turns_dropped", tally.dropped, "claimed turns gone before the move"),
             ("parlour_worker_retries", tally.retries, "failed claims or moves retried"),
+            ("parlour_worker_analyses", tally.analysed, "analyses judged and submitted"),
         ):
             yield CounterMetricFamily(name, text, value=value)

@@ -22,6 +22,7 @@ import grpc
 
 from parlour.service.app import metrics
 from parlour.service.app.accounts import DEFAULT_SESSION_SECONDS, Accounts
+from parlour.service.app.analysis import DEFAULT_ANALYSIS_LEASE_SECONDS, Analyses
 from parlour.service.app.bots import DEFAULT_LEASE_SECONDS, BotTurns, LeaseGuard
 from parlour.service.app.moderation import (
     DEFAULT_MAX_OPEN_SEATS,
@@ -58,6 +59,8 @@ class Settings:
     forker: Forker | None = None
     #: how long a worker holds a bot turn it claimed
     lease_seconds: float = DEFAULT_LEASE_SECONDS
+    #: how long a worker holds an analysis it claimed (issue 35), renewed by each part
+    analysis_lease_seconds: float = DEFAULT_ANALYSIS_LEASE_SECONDS
     #: serve TLS with these instead of plaintext
     credentials: grpc.ServerCredentials | None = None
     #: the store's connection budget (None: $PARLOUR_DB_CONNECTIONS or the default)
@@ -138,10 +141,14 @@ async def assemble(
     bot_turns = BotTurns(
         app, notifier, worker_token=settings.worker_token, lease_seconds=settings.lease_seconds
     )
+    analyses = Analyses(
+        app, worker_token=settings.worker_token, lease_seconds=settings.analysis_lease_seconds
+    )
     server = await build_server(
         settings.address,
         app,
         bot_turns,
+        analyses=analyses,
         bot_levels=settings.bot_levels,
         credentials=settings.credentials,
         limiting=settings.rates,

@@ -23,10 +23,11 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from parlour.v1 import analysis_pb2 as parlour_dot_v1_dot_analysis__pb2
 from parlour.v1 import play_pb2 as parlour_dot_v1_dot_play__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15parlour/v1/bots.proto\x12\nparlour.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15parlour/v1/play.proto\"J\n\x10\x43laimTurnRequest\x12\x11\n\tworker_id\x18\x01 \x01(\t\x12\x14\n\x0cwait_seconds\x18\x02 \x01(\x01\x12\r\n\x05games\x18\x03 \x03(\t\"\xb9\x02\n\x11\x43laimTurnResponse\x12\x0f\n\x07\x63laimed\x18\x01 \x01(\x08\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x11\n\tbot_level\x18\x05 \x01(\t\x12\x0f\n\x07version\x18\x06 \x01(\x03\x12\x1e\n\x04view\x18\x07 \x01(\x0b\x32\x10.parlour.v1.View\x12\x34\n\x10lease_expires_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12;\n\x07options\x18\t \x03(\x0b\x32*.parlour.v1.ClaimTurnResponse.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"G\n\x12ReleaseTurnRequest\x12\x11\n\tworker_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\"\'\n\x13ReleaseTurnResponse\x12\x10\n\x08released\x18\x01 \x01(\x08\x32\xa6\x01\n\nBotService\x12H\n\tClaimTurn\x12\x1c.parlour.v1.ClaimTurnRequest\x1a\x1d.parlour.v1.ClaimTurnResponse\x12N\n\x0bReleaseTurn\x12\x1e.parlour.v1.ReleaseTurnRequest\x1a\x1f.parlour.v1.ReleaseTurnResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15parlour/v1/bots.proto\x12\nparlour.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parlour/v1/analysis.proto\x1a\x15parlour/v1/play.proto\"J\n\x10\x43laimTurnRequest\x12\x11\n\tworker_id\x18\x01 \x01(\t\x12\x14\n\x0cwait_seconds\x18\x02 \x01(\x01\x12\r\n\x05games\x18\x03 \x03(\t\"\xb9\x02\n\x11\x43laimTurnResponse\x12\x0f\n\x07\x63laimed\x18\x01 \x01(\x08\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x11\n\tbot_level\x18\x05 \x01(\t\x12\x0f\n\x07version\x18\x06 \x01(\x03\x12\x1e\n\x04view\x18\x07 \x01(\x0b\x32\x10.parlour.v1.View\x12\x34\n\x10lease_expires_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12;\n\x07options\x18\t \x03(\x0b\x32*.parlour.v1.ClaimTurnResponse.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"G\n\x12ReleaseTurnRequest\x12\x11\n\tworker_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\"\'\n\x13ReleaseTurnResponse\x12\x10\n\x08released\x18\x01 \x01(\x08\"N\n\x14\x43laimAnalysisRequest\x12\x11\n\tworker_id\x18\x01 \x01(\t\x12\x14\n\x0cwait_seconds\x18\x02 \x01(\x01\x12\r\n\x05games\x18\x03 \x03(\t\"m\n\x10\x41nalysisDecision\x12\x0b\n\x03seq\x18\x01 \x01(\x03\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x1e\n\x04view\x18\x03 \x01(\x0b\x32\x10.parlour.v1.View\x12\x1e\n\x16played_legal_action_id\x18\x04 \x01(\x05\"\xa0\x02\n\x15\x43laimAnalysisResponse\x12\x0f\n\x07\x63laimed\x18\x01 \x01(\x08\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12?\n\x07options\x18\x04 \x03(\x0b\x32..parlour.v1.ClaimAnalysisResponse.OptionsEntry\x12\x34\n\x10lease_expires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\tdecisions\x18\x06 \x03(\x0b\x32\x1c.parlour.v1.AnalysisDecision\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xab\x02\n\x11\x44\x65\x63isionJudgement\x12\x0b\n\x03seq\x18\x01 \x01(\x03\x12\x1c\n\x14\x62\x65st_legal_action_id\x18\x02 \x01(\x05\x12\x15\n\rplayed_points\x18\x03 \x01(\x02\x12\x12\n\nplayed_low\x18\x04 \x01(\x02\x12\x13\n\x0bplayed_high\x18\x05 \x01(\x02\x12\x17\n\x0fplayed_playouts\x18\x06 \x01(\x05\x12\x13\n\x0b\x62\x65st_points\x18\x07 \x01(\x02\x12\x10\n\x08\x62\x65st_low\x18\x08 \x01(\x02\x12\x11\n\tbest_high\x18\t \x01(\x02\x12\x15\n\rbest_playouts\x18\n \x01(\x05\x12\x0c\n\x04\x63ost\x18\x0b \x01(\x02\x12\x10\n\x08\x63ost_low\x18\x0c \x01(\x02\x12\x11\n\tcost_high\x18\r \x01(\x02\x12\x0e\n\x06marked\x18\x0e \x01(\x08\"\xc8\x01\n\x15SubmitAnalysisRequest\x12\x11\n\tworker_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x30\n\tdecisions\x18\x03 \x03(\x0b\x32\x1d.parlour.v1.DecisionJudgement\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\x0e\n\x06\x62udget\x18\x05 \x01(\x05\x12\x11\n\tthreshold\x18\x06 \x01(\x01\x12\x0c\n\x04more\x18\x07 \x01(\x08\x12\x18\n\x10higher_is_better\x18\x08 \x01(\x08\"\x88\x01\n\x16SubmitAnalysisResponse\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x01 \x01(\x08\x12&\n\x08\x61nalysis\x18\x02 \x01(\x0b\x32\x14.parlour.v1.Analysis\x12\x34\n\x10lease_expires_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp2\xd5\x02\n\nBotService\x12H\n\tClaimTurn\x12\x1c.parlour.v1.ClaimTurnRequest\x1a\x1d.parlour.v1.ClaimTurnResponse\x12N\n\x0bReleaseTurn\x12\x1e.parlour.v1.ReleaseTurnRequest\x1a\x1f.parlour.v1.ReleaseTurnResponse\x12T\n\rClaimAnalysis\x12 .parlour.v1.ClaimAnalysisRequest\x1a!.parlour.v1.ClaimAnalysisResponse\x12W\n\x0eSubmitAnalysis\x12!.parlour.v1.SubmitAnalysisRequest\x1a\".parlour.v1.SubmitAnalysisResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,16 +36,32 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CLAIMTURNRESPONSE_OPTIONSENTRY']._loaded_options = None
   _globals['_CLAIMTURNRESPONSE_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_CLAIMTURNREQUEST']._serialized_start=93
-  _globals['_CLAIMTURNREQUEST']._serialized_end=167
-  _globals['_CLAIMTURNRESPONSE']._serialized_start=170
-  _globals['_CLAIMTURNRESPONSE']._serialized_end=483
-  _globals['_CLAIMTURNRESPONSE_OPTIONSENTRY']._serialized_start=437
-  _globals['_CLAIMTURNRESPONSE_OPTIONSENTRY']._serialized_end=483
-  _globals['_RELEASETURNREQUEST']._serialized_start=485
-  _globals['_RELEASETURNREQUEST']._serialized_end=556
-  _globals['_RELEASETURNRESPONSE']._serialized_start=558
-  _globals['_RELEASETURNRESPONSE']._serialized_end=597
-  _globals['_BOTSERVICE']._serialized_start=600
-  _globals['_BOTSERVICE']._serialized_end=766
+  _globals['_CLAIMANALYSISRESPONSE_OPTIONSENTRY']._loaded_options = None
+  _globals['_CLAIMANALYSISRESPONSE_OPTIONSENTRY']._serialized_options = b'8\001'
+  _globals['_CLAIMTURNREQUEST']._serialized_start=120
+  _globals['_CLAIMTURNREQUEST']._serialized_end=194
+  _globals['_CLAIMTURNRESPONSE']._serialized_start=197
+  _globals['_CLAIMTURNRESPONSE']._serialized_end=510
+  _globals['_CLAIMTURNRESPONSE_OPTIONSENTRY']._serialized_start=464
+  _globals['_CLAIMTURNRESPONSE_OPTIONSENTRY']._serialized_end=510
+  _globals['_RELEASETURNREQUEST']._serialized_start=512
+  _globals['_RELEASETURNREQUEST']._serialized_end=583
+  _globals['_RELEASETURNRESPONSE']._serialized_start=585
+  _globals['_RELEASETURNRESPONSE']._serialized_end=624
+  _globals['_CLAIMANALYSISREQUEST']._serialized_start=626
+  _globals['_CLAIMANALYSISREQUEST']._serialized_end=704
+  _globals['_ANALYSISDECISION']._serialized_start=706
+  _globals['_ANALYSISDECISION']._serialized_end=815
+  _globals['_CLAIMANALYSISRESPONSE']._serialized_start=818
+  _globals['_CLAIMANALYSISRESPONSE']._serialized_end=1106
+  _globals['_CLAIMANALYSISRESPONSE_OPTIONSENTRY']._serialized_start=464
+  _globals['_CLAIMANALYSISRESPONSE_OPTIONSENTRY']._serialized_end=510
+  _globals['_DECISIONJUDGEMENT']._serialized_start=1109
+  _globals['_DECISIONJUDGEMENT']._serialized_end=1408
+  _globals['_SUBMITANALYSISREQUEST']._serialized_start=1411
+  _globals['_SUBMITANALYSISREQUEST']._serialized_end=1611
+  _globals['_SUBMITANALYSISRESPONSE']._serialized_start=1614
+  _globals['_SUBMITANALYSISRESPONSE']._serialized_end=1750
+  _globals['_BOTSERVICE']._serialized_start=1753
+  _globals['_BOTSERVICE']._serialized_end=2094
 # @@protoc_insertion_point(module_scope)

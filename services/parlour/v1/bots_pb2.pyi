@@ -51,6 +51,30 @@ the shared secret of the server's workers (`parlour serve --worker-token`).
 Missing: UNAUTHENTICATED. Wrong, or the server was started without a worker
 token: PERMISSION_DENIED. The same token lets a worker call PlayService.Act,
 GetView and Watch for BOT seats (never for a person's seat).
+
+Analyses (analysis.proto). A worker also judges finished games, on a
+slot of its own so that bot turns never wait behind a long analysis:
+  1. ClaimAnalysis (a long poll like ClaimTurn). The server hands this
+     worker one queued analysis under a LEASE (the server's
+     --analysis-lease-seconds, 300 by default) with the decisions to judge:
+     each person decision's seq, seat, THAT SEAT'S OWN View at that moment
+     (as GetView gave it to the seat then, with its legal actions; never
+     anything the seat could not see) and the legal action it played.
+  2. Judge each decision from its view alone.
+  3. SubmitAnalysis with the decisions judged, in parts of at most 500
+     (`more` = true on every part but the last): each part is stored and
+     renews the lease, so a long game keeps its worker as long as it makes
+     progress. The last part (more = false) completes the job: the service
+     checks that every decision was judged and adds the per-seat
+     summaries. Set `error` instead when the game cannot be judged (the
+     analysis is then FAILED; a player asking again queues it afresh).
+     Only the worker that holds the job is heard: once its lease has run
+     out another worker may claim the job, and from then on only that
+     one's submission is accepted. A last part sent again is harmless
+     (accepted = false, nothing changes).
+A job whose lease ran out three times without being completed is FAILED.
+The judging seed of a decision should be public (derived from its table
+and seq), so that anyone can judge it again and get the same verdict.
 """
 
 from collections import abc as _abc
@@ -58,6 +82,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from parlour.v1 import analysis_pb2 as _analysis_pb2
 from parlour.v1 import play_pb2 as _play_pb2
 import builtins as _builtins
 import sys
@@ -250,3 +275,324 @@ class ReleaseTurnResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReleaseTurnResponse: _TypeAlias = ReleaseTurnResponse  # noqa: Y015
+
+@_typing.final
+class ClaimAnalysisRequest(_message.Message):
+    """Request for BotService.ClaimAnalysis."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORKER_ID_FIELD_NUMBER: _builtins.int
+    WAIT_SECONDS_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    worker_id: _builtins.str
+    """Who is claiming (as ClaimTurnRequest.worker_id): 1 to 100 characters.
+    Send the same in SubmitAnalysisRequest.worker_id.
+    """
+    wait_seconds: _builtins.float
+    """How long to wait for a job when none is queued, in seconds (0 to 60; 0
+    answers at once). Give the call a deadline a little longer than this.
+    """
+    @_builtins.property
+    def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Only analyses of these games (ids as in GameInfo.id); empty = every
+        game. At most 16 games, each at most 32 characters.
+        """
+
+    def __init__(
+        self,
+        *,
+        worker_id: _builtins.str = ...,
+        wait_seconds: _builtins.float = ...,
+        games: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "wait_seconds", b"wait_seconds", "worker_id", b"worker_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimAnalysisRequest: _TypeAlias = ClaimAnalysisRequest  # noqa: Y015
+
+@_typing.final
+class AnalysisDecision(_message.Message):
+    """One decision to judge: a person's move and what its seat saw when it moved."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQ_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    PLAYED_LEGAL_ACTION_ID_FIELD_NUMBER: _builtins.int
+    seq: _builtins.int
+    """The ActionTaken event of the move (its seq in the table's log)."""
+    seat: _builtins.int
+    """The seat that moved."""
+    played_legal_action_id: _builtins.int
+    """The legal action it played: an id of view.legal_actions."""
+    @_builtins.property
+    def view(self) -> _play_pb2.View:
+        """That seat's own view right before the move (at version seq - 1), with
+        the legal actions it was offered: exactly what GetView gave the seat.
+        """
+
+    def __init__(
+        self,
+        *,
+        seq: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        view: _play_pb2.View | None = ...,
+        played_legal_action_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["played_legal_action_id", b"played_legal_action_id", "seat", b"seat", "seq", b"seq", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnalysisDecision: _TypeAlias = AnalysisDecision  # noqa: Y015
+
+@_typing.final
+class ClaimAnalysisResponse(_message.Message):
+    """Response of BotService.ClaimAnalysis."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class OptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    CLAIMED_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    LEASE_EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    claimed: _builtins.bool
+    """True if a job was claimed; false if none came within wait_seconds (the
+    other fields are then empty).
+    """
+    table_id: _builtins.str
+    """The table whose game to judge."""
+    game: _builtins.str
+    """The game's id, e.g. "hearts"."""
+    @_builtins.property
+    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Every option of the game with its value at this table, as text (as Table.options)."""
+
+    @_builtins.property
+    def lease_expires_at(self) -> _timestamp_pb2.Timestamp:
+        """When the lease ends; after that another worker may claim the job, and
+        this worker's submission is no longer accepted once it has.
+        """
+
+    @_builtins.property
+    def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___AnalysisDecision]:
+        """Every decision a person made, in the order of the log."""
+
+    def __init__(
+        self,
+        *,
+        claimed: _builtins.bool = ...,
+        table_id: _builtins.str = ...,
+        game: _builtins.str = ...,
+        options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        lease_expires_at: _timestamp_pb2.Timestamp | None = ...,
+        decisions: _abc.Iterable[Global___AnalysisDecision] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["lease_expires_at", b"lease_expires_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claimed", b"claimed", "decisions", b"decisions", "game", b"game", "lease_expires_at", b"lease_expires_at", "options", b"options", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimAnalysisResponse: _TypeAlias = ClaimAnalysisResponse  # noqa: Y015
+
+@_typing.final
+class DecisionJudgement(_message.Message):
+    """One decision as a worker judged it (floats: a long game's every decision
+    fits in one request).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQ_FIELD_NUMBER: _builtins.int
+    BEST_LEGAL_ACTION_ID_FIELD_NUMBER: _builtins.int
+    PLAYED_POINTS_FIELD_NUMBER: _builtins.int
+    PLAYED_LOW_FIELD_NUMBER: _builtins.int
+    PLAYED_HIGH_FIELD_NUMBER: _builtins.int
+    PLAYED_PLAYOUTS_FIELD_NUMBER: _builtins.int
+    BEST_POINTS_FIELD_NUMBER: _builtins.int
+    BEST_LOW_FIELD_NUMBER: _builtins.int
+    BEST_HIGH_FIELD_NUMBER: _builtins.int
+    BEST_PLAYOUTS_FIELD_NUMBER: _builtins.int
+    COST_FIELD_NUMBER: _builtins.int
+    COST_LOW_FIELD_NUMBER: _builtins.int
+    COST_HIGH_FIELD_NUMBER: _builtins.int
+    MARKED_FIELD_NUMBER: _builtins.int
+    seq: _builtins.int
+    """The decision's seq (AnalysisDecision.seq)."""
+    best_legal_action_id: _builtins.int
+    """The expert's choice: an id of that decision's view.legal_actions."""
+    played_points: _builtins.float
+    """The expected points of the move played, and its interval."""
+    played_low: _builtins.float
+    """The low end of the played move's interval."""
+    played_high: _builtins.float
+    """The high end of the played move's interval."""
+    played_playouts: _builtins.int
+    """The play-outs of the played move's estimate."""
+    best_points: _builtins.float
+    """The expected points of the expert's choice."""
+    best_low: _builtins.float
+    """The low end of the expert choice's interval."""
+    best_high: _builtins.float
+    """The high end of the expert choice's interval."""
+    best_playouts: _builtins.int
+    """The play-outs of the expert choice's estimate."""
+    cost: _builtins.float
+    """The points the move played gave away (0 or more)."""
+    cost_low: _builtins.float
+    """The low end of the cost's interval."""
+    cost_high: _builtins.float
+    """The high end of the cost's interval."""
+    marked: _builtins.bool
+    """The cost is over the game's threshold."""
+    def __init__(
+        self,
+        *,
+        seq: _builtins.int = ...,
+        best_legal_action_id: _builtins.int = ...,
+        played_points: _builtins.float = ...,
+        played_low: _builtins.float = ...,
+        played_high: _builtins.float = ...,
+        played_playouts: _builtins.int = ...,
+        best_points: _builtins.float = ...,
+        best_low: _builtins.float = ...,
+        best_high: _builtins.float = ...,
+        best_playouts: _builtins.int = ...,
+        cost: _builtins.float = ...,
+        cost_low: _builtins.float = ...,
+        cost_high: _builtins.float = ...,
+        marked: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["best_high", b"best_high", "best_legal_action_id", b"best_legal_action_id", "best_low", b"best_low", "best_playouts", b"best_playouts", "best_points", b"best_points", "cost", b"cost", "cost_high", b"cost_high", "cost_low", b"cost_low", "marked", b"marked", "played_high", b"played_high", "played_low", b"played_low", "played_playouts", b"played_playouts", "played_points", b"played_points", "seq", b"seq"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DecisionJudgement: _TypeAlias = DecisionJudgement  # noqa: Y015
+
+@_typing.final
+class SubmitAnalysisRequest(_message.Message):
+    """Request for BotService.SubmitAnalysis."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORKER_ID_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    BUDGET_FIELD_NUMBER: _builtins.int
+    THRESHOLD_FIELD_NUMBER: _builtins.int
+    MORE_FIELD_NUMBER: _builtins.int
+    HIGHER_IS_BETTER_FIELD_NUMBER: _builtins.int
+    worker_id: _builtins.str
+    """The worker that claimed the job (as in ClaimAnalysisRequest.worker_id):
+    1 to 100 characters.
+    """
+    table_id: _builtins.str
+    """The job's table. At most 64 characters."""
+    error: _builtins.str
+    """Non-empty: the worker could not judge the game (the analysis is then
+    FAILED with this sentence, and `decisions` is ignored). At most 200
+    characters.
+    """
+    budget: _builtins.int
+    """The play-outs per candidate move it judged with."""
+    threshold: _builtins.float
+    """The game's threshold it marked with (Analysis.threshold)."""
+    more: _builtins.bool
+    """True: more parts follow (this one is stored and the lease renewed);
+    false: the last part, which completes the job.
+    """
+    higher_is_better: _builtins.bool
+    """Which way the game's score runs (Analysis.higher_is_better)."""
+    @_builtins.property
+    def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___DecisionJudgement]:
+        """Decisions of the job judged (any order; a decision sent again, as in a
+        part resent, replaces its earlier judgement). At most 500 entries.
+        """
+
+    def __init__(
+        self,
+        *,
+        worker_id: _builtins.str = ...,
+        table_id: _builtins.str = ...,
+        decisions: _abc.Iterable[Global___DecisionJudgement] | None = ...,
+        error: _builtins.str = ...,
+        budget: _builtins.int = ...,
+        threshold: _builtins.float = ...,
+        more: _builtins.bool = ...,
+        higher_is_better: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "decisions", b"decisions", "error", b"error", "higher_is_better", b"higher_is_better", "more", b"more", "table_id", b"table_id", "threshold", b"threshold", "worker_id", b"worker_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SubmitAnalysisRequest: _TypeAlias = SubmitAnalysisRequest  # noqa: Y015
+
+@_typing.final
+class SubmitAnalysisResponse(_message.Message):
+    """Response of BotService.SubmitAnalysis."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCEPTED_FIELD_NUMBER: _builtins.int
+    ANALYSIS_FIELD_NUMBER: _builtins.int
+    LEASE_EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    accepted: _builtins.bool
+    """True if this submission was stored; false if the job was already
+    complete (by this worker's earlier submission): nothing changed.
+    """
+    @_builtins.property
+    def analysis(self) -> _analysis_pb2.Analysis:
+        """The analysis as stored (its decisions only once it is DONE)."""
+
+    @_builtins.property
+    def lease_expires_at(self) -> _timestamp_pb2.Timestamp:
+        """When the lease now ends (renewed by a part with more = true)."""
+
+    def __init__(
+        self,
+        *,
+        accepted: _builtins.bool = ...,
+        analysis: _analysis_pb2.Analysis | None = ...,
+        lease_expires_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["analysis", b"analysis", "lease_expires_at", b"lease_expires_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "analysis", b"analysis", "lease_expires_at", b"lease_expires_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SubmitAnalysisResponse: _TypeAlias = SubmitAnalysisResponse  # noqa: Y015

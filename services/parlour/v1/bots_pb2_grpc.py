@@ -45,6 +45,16 @@ class BotServiceStub:
                 request_serializer=parlour_dot_v1_dot_bots__pb2.ReleaseTurnRequest.SerializeToString,
                 response_deserializer=parlour_dot_v1_dot_bots__pb2.ReleaseTurnResponse.FromString,
                 _registered_method=True)
+        self.ClaimAnalysis = channel.unary_unary(
+                '/parlour.v1.BotService/ClaimAnalysis',
+                request_serializer=parlour_dot_v1_dot_bots__pb2.ClaimAnalysisRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_bots__pb2.ClaimAnalysisResponse.FromString,
+                _registered_method=True)
+        self.SubmitAnalysis = channel.unary_unary(
+                '/parlour.v1.BotService/SubmitAnalysis',
+                request_serializer=parlour_dot_v1_dot_bots__pb2.SubmitAnalysisRequest.SerializeToString,
+                response_deserializer=parlour_dot_v1_dot_bots__pb2.SubmitAnalysisResponse.FromString,
+                _registered_method=True)
 
 
 class BotServiceServicer:
@@ -78,6 +88,33 @@ class BotServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ClaimAnalysis(self, request, context):
+        """Claim one queued analysis (or one whose lease ran out) under a lease for
+        this worker, waiting up to wait_seconds for one; claimed = false if none
+        came (or the server is shutting down). The oldest request first.
+        Metadata: "x-parlour-worker-token".
+        Errors: INVALID_ARGUMENT empty or overlong worker_id, wait_seconds
+        negative or over 60; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong
+        worker token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubmitAnalysis(self, request, context):
+        """Store the judged decisions of a claimed analysis (the service adds the
+        per-seat summaries), or its failure. Metadata: "x-parlour-worker-token".
+        Errors: INVALID_ARGUMENT empty worker_id or table_id, a decision not in
+        the job, a best_legal_action_id not in that decision's
+        legal actions, a last part that leaves a decision unjudged; NOT_FOUND, reason NO_ANALYSIS, a table with no
+        analysis; ABORTED, reason ANALYSIS_NOT_LEASED, the job is held by
+        another worker (this one's lease ran out and it was claimed again);
+        UNAUTHENTICATED / PERMISSION_DENIED missing / wrong worker token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BotServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -90,6 +127,16 @@ def add_BotServiceServicer_to_server(servicer, server):
                     servicer.ReleaseTurn,
                     request_deserializer=parlour_dot_v1_dot_bots__pb2.ReleaseTurnRequest.FromString,
                     response_serializer=parlour_dot_v1_dot_bots__pb2.ReleaseTurnResponse.SerializeToString,
+            ),
+            'ClaimAnalysis': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimAnalysis,
+                    request_deserializer=parlour_dot_v1_dot_bots__pb2.ClaimAnalysisRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_bots__pb2.ClaimAnalysisResponse.SerializeToString,
+            ),
+            'SubmitAnalysis': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubmitAnalysis,
+                    request_deserializer=parlour_dot_v1_dot_bots__pb2.SubmitAnalysisRequest.FromString,
+                    response_serializer=parlour_dot_v1_dot_bots__pb2.SubmitAnalysisResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -147,6 +194,60 @@ class BotService:
             '/parlour.v1.BotService/ReleaseTurn',
             parlour_dot_v1_dot_bots__pb2.ReleaseTurnRequest.SerializeToString,
             parlour_dot_v1_dot_bots__pb2.ReleaseTurnResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClaimAnalysis(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.BotService/ClaimAnalysis',
+            parlour_dot_v1_dot_bots__pb2.ClaimAnalysisRequest.SerializeToString,
+            parlour_dot_v1_dot_bots__pb2.ClaimAnalysisResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitAnalysis(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parlour.v1.BotService/SubmitAnalysis',
+            parlour_dot_v1_dot_bots__pb2.SubmitAnalysisRequest.SerializeToString,
+            parlour_dot_v1_dot_bots__pb2.SubmitAnalysisResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -51,6 +51,30 @@ the shared secret of the server's workers (`parlour serve --worker-token`).
 Missing: UNAUTHENTICATED. Wrong, or the server was started without a worker
 token: PERMISSION_DENIED. The same token lets a worker call PlayService.Act,
 GetView and Watch for BOT seats (never for a person's seat).
+
+Analyses (analysis.proto). A worker also judges finished games, on a
+slot of its own so that bot turns never wait behind a long analysis:
+  1. ClaimAnalysis (a long poll like ClaimTurn). The server hands this
+     worker one queued analysis under a LEASE (the server's
+     --analysis-lease-seconds, 300 by default) with the decisions to judge:
+     each person decision's seq, seat, THAT SEAT'S OWN View at that moment
+     (as GetView gave it to the seat then, with its legal actions; never
+     anything the seat could not see) and the legal action it played.
+  2. Judge each decision from its view alone.
+  3. SubmitAnalysis with the decisions judged, in parts of at most 500
+     (`more` = true on every part but the last): each part is stored and
+     renews the lease, so a long game keeps its worker as long as it makes
+     progress. The last part (more = false) completes the job: the service
+     checks that every decision was judged and adds the per-seat
+     summaries. Set `error` instead when the game cannot be judged (the
+     analysis is then FAILED; a player asking again queues it afresh).
+     Only the worker that holds the job is heard: once its lease has run
+     out another worker may claim the job, and from then on only that
+     one's submission is accepted. A last part sent again is harmless
+     (accepted = false, nothing changes).
+A job whose lease ran out three times without being completed is FAILED.
+The judging seed of a decision should be public (derived from its table
+and seq), so that anyone can judge it again and get the same verdict.
 """
 
 from collections import abc as _abc
@@ -102,6 +126,25 @@ class BotServiceStub:
     Errors: INVALID_ARGUMENT empty worker_id or table_id; UNAUTHENTICATED /
     PERMISSION_DENIED missing / wrong worker token.
     """
+    ClaimAnalysis: _grpc.UnaryUnaryMultiCallable[_bots_pb2.ClaimAnalysisRequest, _bots_pb2.ClaimAnalysisResponse]
+    """Claim one queued analysis (or one whose lease ran out) under a lease for
+    this worker, waiting up to wait_seconds for one; claimed = false if none
+    came (or the server is shutting down). The oldest request first.
+    Metadata: "x-parlour-worker-token".
+    Errors: INVALID_ARGUMENT empty or overlong worker_id, wait_seconds
+    negative or over 60; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong
+    worker token.
+    """
+    SubmitAnalysis: _grpc.UnaryUnaryMultiCallable[_bots_pb2.SubmitAnalysisRequest, _bots_pb2.SubmitAnalysisResponse]
+    """Store the judged decisions of a claimed analysis (the service adds the
+    per-seat summaries), or its failure. Metadata: "x-parlour-worker-token".
+    Errors: INVALID_ARGUMENT empty worker_id or table_id, a decision not in
+    the job, a best_legal_action_id not in that decision's
+    legal actions, a last part that leaves a decision unjudged; NOT_FOUND, reason NO_ANALYSIS, a table with no
+    analysis; ABORTED, reason ANALYSIS_NOT_LEASED, the job is held by
+    another worker (this one's lease ran out and it was claimed again);
+    UNAUTHENTICATED / PERMISSION_DENIED missing / wrong worker token.
+    """
 
 @_typing.type_check_only
 class BotServiceAsyncStub(BotServiceStub):
@@ -126,6 +169,25 @@ class BotServiceAsyncStub(BotServiceStub):
     Metadata: "x-parlour-worker-token".
     Errors: INVALID_ARGUMENT empty worker_id or table_id; UNAUTHENTICATED /
     PERMISSION_DENIED missing / wrong worker token.
+    """
+    ClaimAnalysis: _aio.UnaryUnaryMultiCallable[_bots_pb2.ClaimAnalysisRequest, _bots_pb2.ClaimAnalysisResponse]  # type: ignore[assignment]
+    """Claim one queued analysis (or one whose lease ran out) under a lease for
+    this worker, waiting up to wait_seconds for one; claimed = false if none
+    came (or the server is shutting down). The oldest request first.
+    Metadata: "x-parlour-worker-token".
+    Errors: INVALID_ARGUMENT empty or overlong worker_id, wait_seconds
+    negative or over 60; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong
+    worker token.
+    """
+    SubmitAnalysis: _aio.UnaryUnaryMultiCallable[_bots_pb2.SubmitAnalysisRequest, _bots_pb2.SubmitAnalysisResponse]  # type: ignore[assignment]
+    """Store the judged decisions of a claimed analysis (the service adds the
+    per-seat summaries), or its failure. Metadata: "x-parlour-worker-token".
+    Errors: INVALID_ARGUMENT empty worker_id or table_id, a decision not in
+    the job, a best_legal_action_id not in that decision's
+    legal actions, a last part that leaves a decision unjudged; NOT_FOUND, reason NO_ANALYSIS, a table with no
+    analysis; ABORTED, reason ANALYSIS_NOT_LEASED, the job is held by
+    another worker (this one's lease ran out and it was claimed again);
+    UNAUTHENTICATED / PERMISSION_DENIED missing / wrong worker token.
     """
 
 class BotServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -160,6 +222,37 @@ class BotServiceServicer(metaclass=_abc_1.ABCMeta):
         Metadata: "x-parlour-worker-token".
         Errors: INVALID_ARGUMENT empty worker_id or table_id; UNAUTHENTICATED /
         PERMISSION_DENIED missing / wrong worker token.
+        """
+
+    @_abc_1.abstractmethod
+    def ClaimAnalysis(
+        self,
+        request: _bots_pb2.ClaimAnalysisRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_bots_pb2.ClaimAnalysisResponse, _abc.Awaitable[_bots_pb2.ClaimAnalysisResponse]]:
+        """Claim one queued analysis (or one whose lease ran out) under a lease for
+        this worker, waiting up to wait_seconds for one; claimed = false if none
+        came (or the server is shutting down). The oldest request first.
+        Metadata: "x-parlour-worker-token".
+        Errors: INVALID_ARGUMENT empty or overlong worker_id, wait_seconds
+        negative or over 60; UNAUTHENTICATED / PERMISSION_DENIED missing / wrong
+        worker token.
+        """
+
+    @_abc_1.abstractmethod
+    def SubmitAnalysis(
+        self,
+        request: _bots_pb2.SubmitAnalysisRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_bots_pb2.SubmitAnalysisResponse, _abc.Awaitable[_bots_pb2.SubmitAnalysisResponse]]:
+        """Store the judged decisions of a claimed analysis (the service adds the
+        per-seat summaries), or its failure. Metadata: "x-parlour-worker-token".
+        Errors: INVALID_ARGUMENT empty worker_id or table_id, a decision not in
+        the job, a best_legal_action_id not in that decision's
+        legal actions, a last part that leaves a decision unjudged; NOT_FOUND, reason NO_ANALYSIS, a table with no
+        analysis; ABORTED, reason ANALYSIS_NOT_LEASED, the job is held by
+        another worker (this one's lease ran out and it was claimed again);
+        UNAUTHENTICATED / PERMISSION_DENIED missing / wrong worker token.
         """
 
 def add_BotServiceServicer_to_server(servicer: BotServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -66,6 +66,7 @@ flags or environment (0: no limit):
   SignIn, ClaimName   --sign-in-per-minute N   calls a minute (together), default 10
   AuthenticateDevice  --devices-per-minute N   calls a minute, default 30
   Say         --chat-per-ten-seconds N  lines in 10 s per seat of a table, default 5
+  RequestAnalysis  --analysis-per-minute N  calls a minute, default 10
 (environment: PARLOUR_ and the flag's name in capitals, e.g.
 PARLOUR_HOST_PER_MINUTE). A call past one is RESOURCE_EXHAUSTED, and its
 trailing metadata "retry-after" holds the seconds to wait, as a decimal
@@ -97,6 +98,8 @@ refused where the engine knows it):
   ACCOUNT_CAP_REACHED
   AHEAD_OF_TABLE
   ALREADY_CHOSE_PASS
+  ANALYSIS_GAME_NOT_OVER
+  ANALYSIS_NOT_LEASED
   BAD_DECK
   BAD_REQUEST
   BARRED
@@ -141,6 +144,7 @@ refused where the engine knows it):
   NOT_A_CRAZY8S_MOVE
   NOT_SIGNED_IN
   NOT_YOUR_TURN
+  NO_ANALYSIS
   NO_PASSING_THIS_HAND
   NO_POINTS_ON_FIRST_TRICK  {card}
   NO_SPECTATORS

@@ -137,6 +137,16 @@ LIMITS: Mapping[str, int] = {
     "parlour.v1.PlayAgainRequest.table_id": ID,
     "parlour.v1.GetRematchRequest.table_id": ID,
     "parlour.v1.DeclineRematchRequest.table_id": ID,
+    # after the game: the expert's analysis (issue 35)
+    "parlour.v1.RequestAnalysisRequest.table_id": ID,
+    "parlour.v1.GetAnalysisRequest.table_id": ID,
+    "parlour.v1.ClaimAnalysisRequest.worker_id": WORKER_ID,
+    "parlour.v1.ClaimAnalysisRequest.games": 16,
+    "parlour.v1.ClaimAnalysisRequest.games.item": GAME,
+    "parlour.v1.SubmitAnalysisRequest.worker_id": WORKER_ID,
+    "parlour.v1.SubmitAnalysisRequest.table_id": ID,
+    "parlour.v1.SubmitAnalysisRequest.decisions": 500,
+    "parlour.v1.SubmitAnalysisRequest.error": 200,
 }
 
 #: Call-metadata keys the service reads -> the longest value it accepts (tokens are 43 characters).

@@ -7,7 +7,8 @@ session, by that session (:func:`caller_account`). :class:`RatesInterceptor`
 holds each key to the rates of :class:`Rates` on HostTable, JoinTable, Act,
 GetView and Watch, on the account calls that cost a password hash or make an
 account (SignIn and ClaimName share one rate; AuthenticateDevice has its own),
-and each seat of a table to its chat rate on Say: moving windows from the
+RequestAnalysis (each may queue minutes of the workers' play-outs), and each
+seat of a table to its chat rate on Say: moving windows from the
 ``limits`` library (a burst of N, then N per period, like a token bucket of N
 refilled over the period); and it caps the Watch streams one caller holds open
 and the spectators watching one table. A call past one is RESOURCE_EXHAUSTED
@@ -81,6 +82,9 @@ class Rates:
     refusal_delay_ms: int = 1000
     #: chat lines (PlayService.Say) in 10 seconds per seat of a table (issue 32)
     chat_per_ten_seconds: int = 5
+    #: AnalysisService.RequestAnalysis calls a minute (issue 35: each may queue a job
+    #: that costs the workers minutes)
+    analysis_per_minute: int = 10
 
 
 class WindowStorage(MemoryStorage):
@@ -239,6 +243,7 @@ _RATED: dict[str, tuple[str, bool]] = {
     # a fork makes a table (counted with HostTable); a replay's hand is read like a view
     "/parlour.v1.ReplayService/ForkTable": ("host_per_minute", False),
     "/parlour.v1.ReplayService/GetReplayHand": ("view_per_second", True),
+    "/parlour.v1.AnalysisService/RequestAnalysis": ("analysis_per_minute", False),
 }
 _WATCH = "/parlour.v1.PlayService/Watch"
 #: chat is held per seat of a table (the key a seat's lines are counted by), over 10 s

@@ -15,10 +15,12 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from parlour.service.app.analysis import Analyses
 from parlour.service.app.bots import BotTurns
 from parlour.service.app.parlour import Parlour
 from parlour.service.grpc import limits, rates
 from parlour.service.grpc.accounts import AccountServicer
+from parlour.service.grpc.analysis import AnalysisServicer
 from parlour.service.grpc.home import HomeServicer
 from parlour.service.grpc.observe import ObservingInterceptor
 from parlour.service.grpc.reflection import enable_reflection
@@ -32,6 +34,8 @@ from parlour.service.grpc.servicers import (
 from parlour.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
+    analysis_pb2,
+    analysis_pb2_grpc,
     bots_pb2,
     bots_pb2_grpc,
     catalogue_pb2,
@@ -80,6 +84,7 @@ async def build_server(
     limiting: rates.Rates | None = None,
     worker_token: str | None = None,
     trusted_proxies: Sequence[str] = (),
+    analyses: Analyses | None = None,
 ) -> GrpcServer:
     """The services over ``app`` bound to ``address`` ("host:port"; port 0 picks a free port).
 
@@ -88,8 +93,10 @@ async def build_server(
     (:mod:`parlour.service.grpc.observe`). ``limiting`` holds every caller to
     its rates and caps (:mod:`parlour.service.grpc.rates`; None: the defaults);
     calls with ``worker_token`` are exempt, and a peer in ``trusted_proxies``
-    (networks) may name the address it forwards for.
+    (networks) may name the address it forwards for. ``analyses`` hands the
+    analysis jobs to workers (None: with the default lease).
     """
+    analyses = analyses or Analyses(app, worker_token=worker_token)
     # no SO_REUSEPORT: a second replica started on a busy port fails instead of sharing it
     server = grpc.aio.server(
         # the observer outermost, so that a request the limits refuse is logged and
@@ -130,7 +137,7 @@ async def build_server(
         ),
         (
             bots_pb2_grpc.add_BotServiceServicer_to_server,
-            BotServicer(bot_turns),
+            BotServicer(bot_turns, analyses),
             _service_name(bots_pb2, "BotService"),
         ),
         (
@@ -142,6 +149,11 @@ async def build_server(
             home_pb2_grpc.add_HomeServiceServicer_to_server,
             HomeServicer(app),
             _service_name(home_pb2, "HomeService"),
+        ),
+        (
+            analysis_pb2_grpc.add_AnalysisServiceServicer_to_server,
+            AnalysisServicer(app, analyses),
+            _service_name(analysis_pb2, "AnalysisService"),
         ),
     ]
     for register, servicer, _ in services:

@@ -16,6 +16,7 @@ from typing import Any
 from parlour.engine.registry import GameInfo, all_games, get_game
 from parlour.service.app import auth
 from parlour.service.app.accounts import AUTHORIZATION_KEY
+from parlour.service.app.analysis import Analyses
 from parlour.service.app.bots import BotTurns
 from parlour.service.app.forking import Fork, fork_table
 from parlour.service.app.parlour import Credentials, MoveSpec, Parlour, SeatChoice, SeatView
@@ -24,6 +25,7 @@ from parlour.service.app.replay_steps import ReplayHand, get_replay_hand
 from parlour.service.domain import errors
 from parlour.service.domain.statuses import TableStatus
 from parlour.service.grpc import convert
+from parlour.service.grpc.convert_analysis import analysis_message, claim_message, part_from
 from parlour.service.grpc.status import Context, streaming, unary
 from parlour.v1 import (
     bots_pb2,
@@ -353,10 +355,11 @@ class WatchMessages:
 
 
 class BotServicer(bots_pb2_grpc.BotServiceServicer):
-    """BotService over :class:`BotTurns`."""
+    """BotService over :class:`BotTurns` and the analysis jobs (:class:`Analyses`)."""
 
-    def __init__(self, turns: BotTurns) -> None:
+    def __init__(self, turns: BotTurns, analyses: Analyses) -> None:
         self.turns = turns
+        self.analyses = analyses
 
     @unary
     async def ClaimTurn(
@@ -393,6 +396,34 @@ class BotServicer(bots_pb2_grpc.BotServiceServicer):
         self.turns.check_worker(credentials(context))
         released = await self.turns.release(request.worker_id, request.table_id, request.seat)
         return bots_pb2.ReleaseTurnResponse(released=released)
+
+    @unary
+    async def ClaimAnalysis(
+        self, request: bots_pb2.ClaimAnalysisRequest, context: Context
+    ) -> bots_pb2.ClaimAnalysisResponse:
+        self.analyses.check_worker(credentials(context))
+        job = await self.analyses.claim(
+            request.worker_id,
+            request.wait_seconds,
+            list(request.games),
+            time_left=context.time_remaining(),
+        )
+        if job is None:
+            return bots_pb2.ClaimAnalysisResponse(claimed=False)
+        return claim_message(job)
+
+    @unary
+    async def SubmitAnalysis(
+        self, request: bots_pb2.SubmitAnalysisRequest, context: Context
+    ) -> bots_pb2.SubmitAnalysisResponse:
+        self.analyses.check_worker(credentials(context))
+        row, accepted = await self.analyses.submit(
+            request.worker_id, request.table_id, part_from(request)
+        )
+        answer = bots_pb2.SubmitAnalysisResponse(accepted=accepted, analysis=analysis_message(row))
+        if row.lease_expires_at is not None and row.state == "running":
+            answer.lease_expires_at.FromDatetime(row.lease_expires_at)
+        return answer
 
 
 def replay_response(log: ReplayLog) -> replay_pb2.GetReplayResponse:

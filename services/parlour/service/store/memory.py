@@ -25,6 +25,8 @@ from typing import Any
 
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store.accounts_memory import AccountMemory, MemoryAccounts
+from parlour.service.store.analyses import AnalysisRow
+from parlour.service.store.analyses_memory import MemoryAnalyses
 from parlour.service.store.home_memory import HomeMemory, MemoryHome
 from parlour.service.store.protocol import (
     AppendRefused,
@@ -79,6 +81,7 @@ class _Memory:
     leases: dict[tuple[str, int], Lease] = field(default_factory=dict)
     accounts: AccountMemory = field(default_factory=AccountMemory)
     home: HomeMemory = field(default_factory=HomeMemory)
+    analyses: dict[str, AnalysisRow] = field(default_factory=dict)
 
 
 class MemoryEventStore(EventStore):
@@ -93,6 +96,7 @@ class MemoryEventStore(EventStore):
         held = self._memory
         self.accounts = MemoryAccounts(held.lock, held.accounts, held.tables, held.seats)
         self.home = MemoryHome(held.lock, held.home, held.tables, held.seats, held.accounts)
+        self.analyses = MemoryAnalyses(held.lock, held.analyses)
 
     def replica(self) -> MemoryEventStore:
         """Another store over the same memory, as a second replica of the process would

@@ -37,6 +37,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store import postgres_sql as sql
 from parlour.service.store.accounts_postgres import PostgresAccounts
+from parlour.service.store.analyses_postgres import PostgresAnalyses
 from parlour.service.store.home_postgres import PostgresHome
 from parlour.service.store.protocol import (
     CONNECTION_WAIT_SECONDS,
@@ -97,6 +98,7 @@ class PostgresEventStore(EventStore):
         self._loop: asyncio.AbstractEventLoop | None = None
         self.accounts = PostgresAccounts(self._fetch)
         self.home = PostgresHome(self._connection)
+        self.analyses = PostgresAnalyses(self._connection)
 
     async def _pool(self) -> AsyncConnectionPool[Connection]:
         loop = asyncio.get_running_loop()

@@ -58,6 +58,12 @@ from parlour.service.store.accounts import (
     NameTaken,
     SessionRow,
 )
+from parlour.service.store.analyses import (
+    AnalysisRow,
+    AnalysisState,
+    AnalysisStore,
+    AnalysisUpdate,
+)
 from parlour.service.store.home import (
     ABANDONED,
     FINISHED,
@@ -96,6 +102,10 @@ __all__ = [
     "AccountRow",
     "AccountStore",
     "AlreadyNamed",
+    "AnalysisRow",
+    "AnalysisState",
+    "AnalysisStore",
+    "AnalysisUpdate",
     "AppendRefused",
     "ConcurrencyConflict",
     "DuplicateRequest",
@@ -184,6 +194,8 @@ class EventStore(ABC):
     accounts: AccountStore
     #: history, results and ratings on the same database (``home.py``, issue 31)
     home: HomeStore
+    #: the expert's analyses of finished games (``analyses.py``, issue 35)
+    analyses: AnalysisStore
     #: whether each append also sends ``pg_notify`` in its transaction (Postgres only;
     #: the notifier sets it: ``notify.make_notifier``)
     notify_in_transaction: bool = False

@@ -256,3 +256,31 @@ rematch_declines = sa.Table(
         ["table_id"], ["rematches.table_id"], name="fk_rematch_declines_rematch", ondelete="CASCADE"
     ),
 )
+
+# After the game: the expert's analysis of a table's game (issue 35; store/analyses.py).
+# One row per table, a job for the AI workers until it is done; its result is kept
+# with the table (and goes with it).
+analyses = sa.Table(
+    "analyses",
+    metadata,
+    sa.Column("table_id", sa.Text(), nullable=False),
+    sa.Column("game", sa.Text(), nullable=False),
+    # 'queued', 'running', 'done' or 'failed'
+    sa.Column("state", sa.Text(), nullable=False),
+    sa.Column("requested_at", Timestamp, nullable=False),
+    # the worker holding the job and until when (NULL: never claimed)
+    sa.Column("worker_id", sa.Text(), nullable=True),
+    sa.Column("lease_expires_at", Timestamp, nullable=True),
+    # how many leases it was given (a job whose leases keep running out fails)
+    sa.Column("attempts", sa.Integer(), nullable=False),
+    sa.Column("finished_at", Timestamp, nullable=True),
+    # the judged decisions (the parts so far while running), the summaries once done
+    sa.Column("result", JSONDocument, nullable=True),
+    sa.Column("error", sa.Text(), nullable=True),
+    sa.PrimaryKeyConstraint("table_id", name="pk_analyses"),
+    sa.ForeignKeyConstraint(
+        ["table_id"], ["tables.table_id"], name="fk_analyses_table", ondelete="CASCADE"
+    ),
+    # the claim's scan: the oldest queued (or lapsed) job first
+    sa.Index("ix_analyses_state_requested", "state", "requested_at"),
+)

@@ -26,6 +26,7 @@ from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.store import protocol as store
 from parlour.service.store import sqlite_sql as sql
 from parlour.service.store.accounts_sqlite import SqliteAccounts
+from parlour.service.store.analyses_sqlite import SqliteAnalyses
 from parlour.service.store.home_sqlite import SqliteHome
 from parlour.service.store.protocol import (
     AppendRefused,
@@ -74,6 +75,7 @@ class SqliteEventStore(EventStore):
         self._reader = self._engine.execution_options(parlour_autocommit=True)
         self.accounts = SqliteAccounts(self._call, self._write, self._reader)
         self.home = SqliteHome(self._call, self._write, self._reader)
+        self.analyses = SqliteAnalyses(self._call, self._write, self._reader)
         key = str(Path(parsed.database or "").resolve())
         with _WRITE_LOCKS_GUARD:
             self._write_lock = _WRITE_LOCKS.setdefault(key, threading.Lock())
