@@ -181,8 +181,7 @@ async def test_a_move_wakes_one_wait_for_a_crowd_of_spectators(sqlite_url: str) 
         table = await seated_table(service.client, "crazy8s", 2, {"rounds": 1})
         crowd: list[list[play_pb2.WatchResponse]] = [[] for _ in range(6)]
         tasks = [
-            asyncio.create_task(collect(service.client.watch(table.table_id), got))
-            for got in crowd
+            asyncio.create_task(collect(service.client.watch(table.table_id), got)) for got in crowd
         ]
         while not all(crowd) or notifier.waiting(table.table_id) != 1:
             await asyncio.sleep(0.005)
