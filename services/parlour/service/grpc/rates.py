@@ -37,6 +37,7 @@ import grpc
 from google.protobuf.message import Message
 from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage
+from limits.aio.storage.memory import Entry
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from parlour.service.app.accounts import AUTHORIZATION_KEY
@@ -116,7 +117,7 @@ class WindowStorage(MemoryStorage):
         self._periods[key] = expiry
         if len(events) > limit - amount and events[limit - amount].atime >= now - expiry:
             return False
-        events[:0] = [_Entry(now, expiry)] * amount
+        events[:0] = [Entry(expiry)] * amount
         del events[limit:]  # what is past the limit is never counted again
         return True
 
@@ -131,16 +132,6 @@ class WindowStorage(MemoryStorage):
                 del self.events[key]
                 self._periods.pop(key, None)
                 self.locks.pop(key, None)
-
-
-class _Entry:
-    """One hit in a window: when, and when it stops counting (the library's Entry)."""
-
-    __slots__ = ("atime", "expiry")
-
-    def __init__(self, atime: float, expiry: int) -> None:
-        self.atime = atime
-        self.expiry = atime + expiry
 
 
 @dataclass(frozen=True)
