@@ -71,8 +71,9 @@ flags or environment (0: no limit):
 PARLOUR_HOST_PER_MINUTE). A call past one is RESOURCE_EXHAUSTED, and its
 trailing metadata "retry-after" holds the seconds to wait, as a decimal
 string ("4.250"). The refusal is answered after a pause of up to
---refusal-delay-ms (default 1000), never longer than the wait: "retry-after"
-then holds what is left of it. Calls with the worker token are exempt.
+--refusal-delay-ms (default 1000; a random part of it, half or more, so that
+refusals come spread out), never longer than the wait: "retry-after" then
+holds what is left of it. Calls with the worker token are exempt.
   "x-parlour-client-address" the caller's IP, sent by a proxy (the gateway)
                           that the server trusts (--trusted-proxies);
                           from anyone else it is ignored.
