@@ -65,10 +65,9 @@ def address(tmp_path: Path) -> Iterator[str]:
         log,
     )
     try:
-        deadline = time.monotonic() + 60
+        # no clock of its own: a start that hangs is ended by pytest's timeout
         while not (found := re.search(r"serving on (\S+)", log.read_text())):
             assert serve.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "parlour serve did not start"
             time.sleep(0.05)
         yield found.group(1)
     finally:
