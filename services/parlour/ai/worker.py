@@ -332,10 +332,14 @@ class Worker:
                     log.exception("unexpected error with %s", client.address)
                     problem = repr(error)
                 failures += 1
-                self.tally.retries += 1
-                delay = min(config.max_backoff, 0.1 * 2**failures) * random.uniform(0.5, 1)
-                log.warning("%s; retrying in %.1f s (%s)", problem, delay, client.address)
-                await self._unless_stopped(asyncio.sleep(delay))
+                await self._back_off(failures, problem, client)
+
+    async def _back_off(self, failures: int, problem: str, client: ParlourClient) -> None:
+        """Wait before a slot's next try: growing with its failures in a row, jittered."""
+        self.tally.retries += 1
+        delay = min(self.config.max_backoff, 0.1 * 2**failures) * random.uniform(0.5, 1)
+        log.warning("%s; retrying in %.1f s (%s)", problem, delay, client.address)
+        await self._unless_stopped(asyncio.sleep(delay))
 
     async def _analysis_slot(self) -> None:
         """Claim analyses and judge them until stopped; a server without them ends the slot
@@ -378,10 +382,7 @@ class Worker:
                     log.exception("unexpected error with %s", client.address)
                     problem = repr(error)
                 failures += 1
-                self.tally.retries += 1
-                delay = min(config.max_backoff, 0.1 * 2**failures) * random.uniform(0.5, 1)
-                log.warning("%s; retrying in %.1f s (%s)", problem, delay, client.address)
-                await self._unless_stopped(asyncio.sleep(delay))
+                await self._back_off(failures, problem, client)
 
     async def _play(self, client: ParlourClient, claim: bots_pb2.ClaimTurnResponse) -> None:
         where = f"table {claim.table_id} seat {claim.seat} version {claim.version}"
