@@ -38,6 +38,7 @@ from service import (
     GAMES,
     Tally,
     WatchTally,
+    clients_for,
     new_table,
     play,
     process,
@@ -79,7 +80,7 @@ sys.exit(main(sys.argv[2:]))
 
 async def moves_watched(address: str, games: int, moves: int, spectators: int, pid: int) -> int:
     """Set up ``games`` watched tables, then profile ``moves`` moves of each; moves made."""
-    clients = [ParlourClient(address) for _ in range(max(1, games // 8))]
+    clients = clients_for(address, games, 4 + spectators + 1)
     tables = [
         await new_table(clients[i % len(clients)], *GAMES[i % len(GAMES)]) for i in range(games)
     ]

@@ -75,6 +75,22 @@ DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 TARGET_RATIO, AIM_RATIO, TARGET_P50_MS, TARGET_GROWTH = 0.3, 0.3, 1.5, 1.5
 #: the watched shape's targets (issue 34): CPU per move and moves/s against the skeleton's
 TARGET_WATCH_CPU, TARGET_WATCH_RATE = 1.5, 0.7
+#: The calls one bench client keeps in flight at most, each client on a connection of its
+#: own: under the service's (and the skeleton's) cap of 100 per connection.
+CALLS_PER_CLIENT = 90
+#: A channel with this option has a connection of its own (gRPC otherwise shares one
+#: between channels to the same address with the same options).
+OWN_CONNECTION = ("grpc.use_local_subchannel_pool", 1)
+
+
+def clients_for(address: str, games: int, calls_per_game: int) -> list[ParlourClient]:
+    """Clients enough for ``games`` games of ``calls_per_game`` calls in flight each
+    (dealt out ``clients[i % len(clients)]``), each client on its own connection."""
+    per_client = max(1, CALLS_PER_CLIENT // calls_per_game)
+    return [
+        ParlourClient(address, channel_options=[OWN_CONNECTION])
+        for _ in range(max(1, math.ceil(games / per_client)))
+    ]
 
 
 # -- processes and databases -----------------------------------------------------------------
@@ -498,7 +514,8 @@ async def watched_load(
 ) -> tuple[float, WatchTally]:
     """``in_flight`` watched games for ``seconds``: (moves/s, what was counted)."""
     tally = WatchTally()
-    clients = [ParlourClient(server.address) for _ in range(max(1, in_flight // 8))]
+    # each game: a stream per seat and per spectator, and an Act
+    clients = clients_for(server.address, in_flight, 4 + spectators + 1)
     deadline = time.perf_counter() + seconds
 
     start = time.perf_counter()
@@ -563,8 +580,8 @@ async def stream_memory(server: Child, tables: int = 50, per_table: int = 20) ->
     """The service's memory growth for idle open Watch streams: ``tables`` started 4-seat
     Hearts tables, then ``per_table`` streams on each (its four seats and spectators),
     every one having brought its first message. (streams, KiB per 1,000 streams)."""
-    clients = [ParlourClient(server.address) for _ in range(4)]  # < 1,000 streams each
-    seated = [await new_table(clients[i % 4], "hearts", 4) for i in range(tables)]
+    clients = clients_for(server.address, tables, per_table)
+    seated = [await new_table(clients[i % len(clients)], "hearts", 4) for i in range(tables)]
     await asyncio.sleep(0.5)
     before = rss_kb(server.pid)
     arrived = asyncio.Semaphore(0)
@@ -577,7 +594,9 @@ async def stream_memory(server: Child, tables: int = 50, per_table: int = 20) ->
     streams: list[Any] = []
     for i, table in enumerate(seated):
         streams += [seat.watch() for seat in table]
-        streams += [clients[i % 4].watch(table[0].table_id) for _ in range(per_table - 4)]
+        streams += [
+            clients[i % len(clients)].watch(table[0].table_id) for _ in range(per_table - 4)
+        ]
     tasks = [asyncio.create_task(hold(stream)) for stream in streams]
     for _ in streams:
         await arrived.acquire()

@@ -16,12 +16,13 @@ from parlour.gateway.http import HttpLimits, server_config
 
 @asynccontextmanager
 async def gateway_in_front(
-    address: str, limits: HttpLimits | None = None, **config: Any
+    address: str, limits: HttpLimits | None = None, app: Any = None, **config: Any
 ) -> AsyncIterator[str]:
-    """``http://127.0.0.1:PORT`` of a gateway to the service at ``address``, served as
-    ``parlour gateway`` serves it (``config``: more uvicorn.Config arguments)."""
+    """``http://127.0.0.1:PORT`` of a gateway to the service at ``address`` (or the
+    gateway ``app`` made for it), served as ``parlour gateway`` serves it (``config``:
+    more uvicorn.Config arguments)."""
     settings = server_config(
-        create_app(address),
+        app or create_app(address),
         "127.0.0.1",
         0,
         limits or HttpLimits(),

@@ -36,7 +36,7 @@ import math
 import pkgutil
 import re
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -47,6 +47,7 @@ from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
@@ -58,6 +59,7 @@ from starlette.types import Message as Message_
 
 import parlour.v1
 from parlour.gateway import sessions
+from parlour.gateway.channels import ChannelPool
 
 FORWARDED_HEADERS = ("x-parlour-seat-token", "x-parlour-host-token")
 #: the metadata key naming the browser's address (the service trusts it from a
@@ -285,17 +287,13 @@ def create_app(
     """The gateway in front of the game service at ``server_address`` (over TLS with
     ``credentials``, see :func:`parlour.client.tls_credentials`; else plaintext)."""
     rpcs = contract_rpcs()
-    state: dict[str, grpc.aio.Channel] = {}
 
-    def channel() -> grpc.aio.Channel:
-        if "channel" not in state:
-            options = [("grpc.max_receive_message_length", MAX_RESPONSE_BYTES)]
-            state["channel"] = (
-                grpc.aio.insecure_channel(server_address, options=options)
-                if credentials is None
-                else grpc.aio.secure_channel(server_address, credentials, options=options)
-            )
-        return state["channel"]
+    def open_channel(options: Sequence[tuple[str, Any]]) -> grpc.aio.Channel:
+        if credentials is None:
+            return grpc.aio.insecure_channel(server_address, options=options)
+        return grpc.aio.secure_channel(server_address, credentials, options=options)
+
+    pool = ChannelPool(open_channel, [("grpc.max_receive_message_length", MAX_RESPONSE_BYTES)])
 
     async def parse(request: Request, rpc: Rpc) -> Message:
         if request.method == "GET":
@@ -349,7 +347,9 @@ def create_app(
         except ClientDisconnect:
             return _refusal(400, "the client went away before sending its request")
         if rpc.streaming:
-            stream = channel().unary_stream(
+            number, channel = pool.take()
+            given = pool.once(number)
+            stream = channel.unary_stream(
                 rpc.path,
                 request_serializer=rpc.request.SerializeToString,
                 response_deserializer=rpc.response.FromString,
@@ -358,24 +358,33 @@ def create_app(
             # the first message (or the refusal) before the 200, if it comes at once: a
             # stream refused on the spot (a rate, a cap, a bad token) is an HTTP error
             first = asyncio.ensure_future(watch.read())
-            await asyncio.wait({first}, timeout=FIRST_MESSAGE_SECONDS)
+            try:
+                await asyncio.wait({first}, timeout=FIRST_MESSAGE_SECONDS)
+            except BaseException:
+                watch.cancel()
+                given()
+                raise
             if first.done() and isinstance(first.exception(), grpc.aio.AioRpcError):
                 watch.cancel()
+                given()
                 return _rpc_error(first.exception())  # type: ignore[arg-type]
             return StreamingResponse(
-                _stream(watch, first),
+                _stream(watch, first, given),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
+                # also when the browser left before the stream's first byte
+                background=BackgroundTask(given),
             )
         if request.method != "POST":
             return _error(grpc.StatusCode.INVALID_ARGUMENT, "unary RPCs are called with POST")
-        method = channel().unary_unary(
-            rpc.path,
-            request_serializer=rpc.request.SerializeToString,
-            response_deserializer=rpc.response.FromString,
-        )
         try:
-            response = await method(message, metadata=sent_metadata, timeout=30)
+            with pool.borrowed() as channel:
+                method = channel.unary_unary(
+                    rpc.path,
+                    request_serializer=rpc.request.SerializeToString,
+                    response_deserializer=rpc.response.FromString,
+                )
+                response = await method(message, metadata=sent_metadata, timeout=30)
         except grpc.aio.AioRpcError as exc:
             # issue 30 (browser): a refused SignOut still clears the session's cookies
             return sessions.refused(*key, _rpc_error(exc))
@@ -411,11 +420,10 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        if "channel" in state:
-            await state.pop("channel").close()
+        await pool.close()
 
     static = StaticFiles(directory=str(resources.files("parlour.web")))
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", index),
             Route("/api", contract),
@@ -426,10 +434,15 @@ def create_app(
         exception_handlers={HTTPException: http_error, Exception: unexpected},
         middleware=[Middleware(SecurityHeaders)],
     )
+    app.state.channels = pool  # for the tests, and a look from a debugger
+    return app
 
 
-async def _stream(call: Any, first: asyncio.Future[Any]) -> AsyncIterator[str]:
-    """The server-sent events of a stream whose first read is under way."""
+async def _stream(
+    call: Any, first: asyncio.Future[Any], ended: Callable[[], None]
+) -> AsyncIterator[str]:
+    """The server-sent events of a stream whose first read is under way (``ended``
+    is called once the stream is over)."""
     try:
         message = await first
         while message is not grpc.aio.EOF:
@@ -441,3 +454,4 @@ async def _stream(call: Any, first: asyncio.Future[Any]) -> AsyncIterator[str]:
         yield f"event: error\ndata: {json.dumps(error)}\n\n"
     finally:
         call.cancel()
+        ended()

@@ -47,9 +47,11 @@ CONNECTION_AGE_SECONDS = 3600
 CONNECTION_AGE_GRACE_SECONDS = 300
 #: A connection must finish its HTTP/2 handshake within this long.
 HANDSHAKE_SECONDS = 10
-#: Calls one connection may have in flight at once (the gateway's connection carries
-#: every browser's calls; a caller's Watch streams are capped lower, per address).
-MAX_STREAMS_PER_CONNECTION = 1000
+#: Calls one connection may have in flight at once: a burst of calls on one connection
+#: waits in its client, not in the replica's event loop beside everyone else's calls (the
+#: gateway spreads its browsers over a pool of connections: gateway/channels.py; a
+#: caller's Watch streams are capped lower, per address).
+MAX_STREAMS_PER_CONNECTION = 100
 #: The most often a client may ping; more often (or any ping with no call in flight)
 #: counts a strike, and two strikes close the connection.
 MIN_PING_SECONDS = 60
