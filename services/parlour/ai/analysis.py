@@ -8,9 +8,10 @@ what the expert would have chosen, the expected points of the move played and
 of the expert's, each with an interval from the play-outs, and the points the
 move gave away. A move equal to the expert's gives away 0.
 
-Points are the deciding seat's (Kaiser: its team's) game score change from the
-decision to the end of the hand, in the game's own units. ``HIGHER_IS_BETTER``
-says which way each game's score runs (Hearts and Crazy 8s count penalties).
+Points are the deciding seat's game score change (Kaiser: its team's lead over the
+other team, which a Kaiser game is won on) from the decision to the end of the
+hand, in the game's own units. ``HIGHER_IS_BETTER`` says which way each game's
+score runs (Hearts and Crazy 8s count penalties).
 
 This module reads only views (see ``tests/test_boundaries.py``): the same view
 and seed give the same judgement on every deal consistent with it.
@@ -29,8 +30,9 @@ the default budget and at about the smallest loss a player would call a mistake:
 
 - Wizard 10: a trick off the bid costs 10, and missing an exact bid 30 or more;
   a move that moves the chance of the bid by a quarter or more is marked.
-- Kaiser 2: a hand is worth 10 to the two sides; two points is two tricks, or
-  the three of spades given to one's own side, or a fifth of the hand.
+- Kaiser 4: a hand's 10 points can swing the lead by 20; two tricks the other
+  side takes instead move it 4 (one point fewer for us, one more for them), and
+  the three of spades given to one's own side instead of theirs moves it 6.
 - Hearts 3: three hearts, or a quarter of the queen of spades's 13; one point
   (a single heart) is within the play-outs' noise.
 - Crazy 8s 10: the penalty of one court card or ten; the penalties run to 50
@@ -62,7 +64,7 @@ HIGHER_IS_BETTER: dict[str, bool] = {
 
 
 #: the cost (in the game's points) over which a decision is marked as a mistake
-THRESHOLDS: dict[str, float] = {"wizard": 10.0, "kaiser": 2.0, "hearts": 3.0, "crazy8s": 10.0}
+THRESHOLDS: dict[str, float] = {"wizard": 10.0, "kaiser": 4.0, "hearts": 3.0, "crazy8s": 10.0}
 #: play-outs per candidate action at the default budget
 DEFAULT_BUDGET: dict[str, int] = {"wizard": 1000, "kaiser": 300, "hearts": 1000, "crazy8s": 1000}
 #: the normal quantile of a 95 % interval

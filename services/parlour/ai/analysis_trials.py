@@ -7,8 +7,8 @@ weighted by how well they explain the bids, as its expert does), and plays
 every candidate out to the end of the hand on that one deal (common random
 numbers), with everyone -- the deciding seat too, after this decision --
 following the quick policy of the game's expert searcher. It answers the deal's
-weight and, per candidate, the deciding seat's (Kaiser: its side's) score change
-for the hand, in the game's points; None when no deal fits.
+weight and, per candidate, the deciding seat's score change (Kaiser: its side's
+lead over the other side) for the hand, in the game's points; None when no deal fits.
 
 Everything here reads only the view, through the experts' own samplers and
 play-outs (``hearts_search``, ``wizard_search``, ``crazy8s_search``,
@@ -373,6 +373,13 @@ def side_change(taken: Sequence[int], contract: Contract, side: int) -> float:
     return float(taken[side] * times if taken[side] >= number else -number * times)
 
 
+def side_margin(taken: Sequence[int], contract: Contract, side: int) -> float:
+    """What the hand adds to ``side``'s lead over the other side: Kaiser is won by the
+    side ahead, so a point the defenders take counts for them and, through the
+    contract, against the bidders."""
+    return side_change(taken, contract, side) - side_change(taken, contract, 1 - side)
+
+
 def kaiser_trial(view: View, played: Action) -> Trial:
     if played.kind in (ActionKind.BID, ActionKind.PASS):
         return _kaiser_bid(view, played)
@@ -436,7 +443,7 @@ def _kaiser_play(view: View, played: Action) -> Trial:
                 )
             else:  # naming trump: the bidder leads the first trick
                 result = kaiser_expert.play_out(hands, named, [0, 0], me, [], out)
-            scores.append(side_change(result, contract, me % 2))
+            scores.append(side_margin(result, contract, me % 2))
         return 1.0, scores
 
     return Trial(candidates, sample)
@@ -501,7 +508,7 @@ def _kaiser_bid(view: View, played: Action) -> Trial:
                 trump = (my_trump if bidder == me else kaiser.best_trump(shown[bidder])).index
             hands = [hand[:] if s == me else cards[s][:] for s in range(seats)]
             result = kaiser_expert.play_out(hands, trump, [0, 0], bidder, [], set(unseen))
-            scores.append(side_change(result, best, me % 2))
+            scores.append(side_margin(result, best, me % 2))
         return 1.0, scores
 
     return Trial(candidates, sample)

@@ -30,10 +30,10 @@ expert's verdict on a move would tell what the hidden hands hold. Such a
 request is refused FAILED_PRECONDITION, reason ANALYSIS_GAME_NOT_OVER, and
 nothing is stored.
 
-Points are the deciding seat's (Kaiser: its team's) score change from the
-decision to the end of its hand, in the game's own units; Analysis.
-higher_is_better says which way the game's score runs (Hearts and Crazy 8s
-count penalties: fewer is better). A cost is always 0 or more: the points
+Points are the deciding seat's score change (Kaiser: its team's lead over
+the other team) from the decision to the end of its hand, in the game's own
+units; Analysis.higher_is_better says which way the game's score runs
+(Hearts and Crazy 8s count penalties: fewer is better). A cost is always 0 or more: the points
 the move played gave away against the expert's choice.
 """
 
