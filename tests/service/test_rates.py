@@ -393,6 +393,68 @@ async def test_a_refusal_pauses_at_most_its_wait_and_names_what_is_left() -> Non
         await server.stop(0)
 
 
+async def test_a_callers_refusals_pause_longer_while_its_others_pause() -> None:
+    """A flood is answered no faster than one refusal at a time: each refusal pausing
+    for the same caller adds a pause to the next (at most MAX_REFUSAL_PAUSE_SECONDS),
+    another caller's refusal is not slowed, and once they are answered the pause is
+    back to one. The pauses are recorded and held, not timed."""
+    interceptor = rates.RatesInterceptor(Rates(host_per_minute=1), trusted_proxies=("127.0.0.1",))
+    interceptor.spread = lambda: 1.0
+    paused: list[float] = []
+    release = asyncio.Event()
+
+    async def hold(seconds: float) -> None:
+        paused.append(seconds)
+        await release.wait()
+
+    interceptor.pause = hold
+
+    async def answer(request: bytes, context: Any) -> bytes:
+        return b""
+
+    handlers = grpc.method_handlers_generic_handler(
+        "parlour.v1.LobbyService", {"HostTable": grpc.unary_unary_rpc_method_handler(answer)}
+    )
+    server = grpc.aio.server(interceptors=[interceptor])
+    server.add_generic_rpc_handlers((handlers,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+
+    def origin(address: str) -> tuple[tuple[str, str], ...]:
+        return ((rates.CLIENT_ADDRESS_KEY, address),)
+
+    async def refused(host: Any, address: str) -> grpc.StatusCode:
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            await host(b"", timeout=30, metadata=origin(address))
+        return error.value.code()
+
+    async def pausing(count: int) -> None:
+        while len(paused) < count:
+            await asyncio.sleep(0.01)
+
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            host = channel.unary_unary("/parlour.v1.LobbyService/HostTable")
+            await host(b"", timeout=10, metadata=origin("192.0.2.1"))
+            await host(b"", timeout=10, metadata=origin("192.0.2.2"))
+            flood = []
+            for n in range(14):
+                flood.append(asyncio.create_task(refused(host, "192.0.2.1")))
+                await pausing(n + 1)  # one at a time, so the order is known
+            assert paused == [1.0 * (n + 1) for n in range(10)] + [10.0] * 4
+            other = asyncio.create_task(refused(host, "192.0.2.2"))
+            await pausing(15)
+            assert paused[14] == 1.0  # another caller is not held to the flood
+            release.set()
+            codes = await asyncio.gather(*flood, other)
+            assert set(codes) == {grpc.StatusCode.RESOURCE_EXHAUSTED}
+            assert interceptor.refusing == {}  # nothing left counted
+            assert await refused(host, "192.0.2.1") == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert paused[15] == 1.0  # the flood answered, one pause again
+    finally:
+        await server.stop(0)
+
+
 async def test_password_hashing_calls_and_new_guests_have_their_own_rates(store_url: str) -> None:
     """SignIn and ClaimName (each an argon2id hash) share one rate; AuthenticateDevice
     (each new device a new account) has its own; past either, nothing is written."""

@@ -156,7 +156,8 @@ _KNOB_HELP = {
     "sign_in_per_minute": "SignIn and ClaimName calls a minute per caller (argon2id hashes)",
     "devices_per_minute": "AuthenticateDevice calls a minute per caller (new guests)",
     "refusal_delay_ms": "milliseconds a refusal waits before it is answered (half or more of "
-    "it, at random; at most the wait it names)",
+    "it, at random; at most the wait it names; N + 1 times as long while N of the caller's "
+    "refusals pause, up to 10 s)",
     "chat_per_ten_seconds": "chat lines (Say) in 10 seconds per seat of a table",
     "analysis_per_minute": "RequestAnalysis calls a minute per caller",
 }

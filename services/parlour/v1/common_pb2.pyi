@@ -73,7 +73,8 @@ trailing metadata "retry-after" holds the seconds to wait, as a decimal
 string ("4.250"). The refusal is answered after a pause of up to
 --refusal-delay-ms (default 1000; a random part of it, half or more, so that
 refusals come spread out), never longer than the wait: "retry-after" then
-holds what is left of it. Calls with the worker token are exempt.
+holds what is left of it. With N of the caller's refusals pausing already,
+the pause is N + 1 times as long (at most 10 s). Calls with the worker token are exempt.
   "x-parlour-client-address" the caller's IP, sent by a proxy (the gateway)
                           that the server trusts (--trusted-proxies);
                           from anyone else it is ignored.

@@ -51,6 +51,8 @@ CLIENT_ADDRESS_KEY = "x-parlour-client-address"
 _WORKER_TOKEN_KEY = "x-parlour-worker-token"
 #: the wait a cap's refusal suggests (a stream or a spectator's place must end first)
 CAP_RETRY_SECONDS = 5.0
+#: the longest a refusal pauses, however many of its caller's refusals are pausing
+MAX_REFUSAL_PAUSE_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,10 @@ class Rates:
     #: milliseconds a refusal waits before it is answered (never more than the wait
     #: it names): a caller that retries at once is slowed, not served faster. Each
     #: waits a random part of it, half or more, so that a burst of refused calls
-    #: is answered spread out, not all in one turn of the server's loop
+    #: is answered spread out, not all in one turn of the server's loop; and a
+    #: caller with N refusals pausing already waits N + 1 times as long (at most
+    #: MAX_REFUSAL_PAUSE_SECONDS), so that a flood of calls on its connections
+    #: (100 in flight each: limits.py) comes in as slowly as the flood is answered
     refusal_delay_ms: int = 1000
     #: chat lines (PlayService.Say) in 10 seconds per seat of a table (issue 32)
     chat_per_ten_seconds: int = 5
@@ -278,6 +283,8 @@ class RatesInterceptor(WrappingInterceptor):
         self.pause: Callable[[float], Awaitable[None]] = asyncio.sleep
         #: the part of its pause a refusal waits: 0.5 to 1 (a test may fix it)
         self.spread: Callable[[], float] = lambda: 0.5 + random.random() / 2
+        #: caller key -> its refusals pausing now
+        self.refusing: Counter[str] = Counter()
 
     # -- who is calling ---------------------------------------------------------------
 
@@ -378,7 +385,7 @@ class RatesInterceptor(WrappingInterceptor):
                     )
                     await self.check_rate(method, keys)
                 except Refusal as refused:
-                    await self.refuse(context, refused)
+                    await self.refuse(context, refused, keys[0])
             return await behaviour(request, context)
 
         return rated
@@ -399,7 +406,7 @@ class RatesInterceptor(WrappingInterceptor):
                 await self.check_rate(method, keys)
                 self.open_stream(keys, spectated)
             except Refusal as refused:
-                await self.refuse(context, refused)
+                await self.refuse(context, refused, keys[0])
             try:
                 async for item in behaviour(request, context):
                     yield item
@@ -408,17 +415,28 @@ class RatesInterceptor(WrappingInterceptor):
 
         return rated
 
-    async def refuse(self, context: grpc.aio.ServicerContext[Any, Any], refused: Refusal) -> None:
+    async def refuse(
+        self, context: grpc.aio.ServicerContext[Any, Any], refused: Refusal, key: str
+    ) -> None:
         """Answer RESOURCE_EXHAUSTED after the refusal's pause; the wait it names is what
         is left of the caller's wait once the pause is over.
 
         A flood refused together would be answered together, every answer in one
         turn of the loop, and a call that came in meanwhile would wait behind them
         all (make abuse's 2,000 Watch attempts: the victim's p95 x1.5 to x3.8 of
-        alone); a pause of a random part of the delay spreads them out."""
-        pause = min(self.rates.refusal_delay_ms / 1000, refused.wait) * self.spread()
+        alone); a pause of a random part of the delay spreads them out. The pause
+        grows with the refusals of the caller (``key``) pausing already: a refused
+        call holds its place on its connection while it pauses, so a flood on a
+        connection comes in no faster than it is answered."""
+        base = min(self.rates.refusal_delay_ms / 1000, refused.wait)
+        held = self.refusing[key]
+        pause = min(base * (1 + held), max(base, MAX_REFUSAL_PAUSE_SECONDS)) * self.spread()
         if pause > 0:
-            await self.pause(pause)
+            self.refusing[key] += 1
+            try:
+                await self.pause(pause)
+            finally:
+                _release(self.refusing, key)
         await _abort(context, Refusal(refused.message, max(refused.wait - pause, 0.001)))
 
 
