@@ -70,7 +70,7 @@ SHORT_HANDS = {"wizard": None, "crazy8s": None, "kaiser": 2, "hearts": 2}
 BUCKETS = {
     "wizard": (25.0, 50.0, 100.0, 150.0),
     "crazy8s": (5.0, 15.0, 30.0, 60.0),
-    "kaiser": (2.5, 5.0, 10.0, 20.0),
+    "kaiser": (5.0, 10.0, 20.0, 40.0),  # the lead between the sides: twice a side's own
     "hearts": (2.5, 5.0, 10.0, 20.0),
 }
 

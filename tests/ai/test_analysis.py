@@ -11,11 +11,20 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 
 import pytest
 
-from parlour.ai.analysis import DEFAULT_BUDGET, THRESHOLDS, Judgement, judge, summarise
+from parlour.ai.analysis import (
+    DEFAULT_BUDGET,
+    THRESHOLDS,
+    Judgement,
+    estimate,
+    judge,
+    summarise,
+    verdict,
+)
 from parlour.engine.actions import Action
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card, Suit
@@ -147,6 +156,37 @@ def test_wizard_bid_that_breaks_a_sure_trick_costs_about_forty() -> None:
     assert broken.marked
     made = judge("wizard", position, Action.parse("bid 1"), seed=3)
     assert made.cost == 0.0 and str(made.best) == "bid 1"
+
+
+def test_moves_worth_the_same_give_little_away_where_noise_alone_would_say_much() -> None:
+    """Eight candidates worth the same, each deal's scores noisy: the best of eight
+    means picked and measured on the same deals seems to win by the noise. Picked on
+    the even deals and measured on the odd ones, most such decisions cost 0, and
+    their sum is at most half what the same deals would have claimed (what is left is
+    the odd deals' own noise, above 0 half the time)."""
+    rng = random.Random(35)
+    moves = [Action.parse(f"play {rank}H") for rank in "23456789"]
+    split_costs, same_deals_costs = [], []
+    for _ in range(200):
+        rows = [[rng.gauss(0.0, 10.0) for _ in moves] for _ in range(300)]
+        weights = [1.0] * len(rows)
+        judged = verdict("hearts", moves, moves[0], weights, rows)
+        split_costs.append(judged.cost)
+        assert judged.cost == 0.0 or judged.best != judged.played
+        means = [estimate([row[n] for row in rows], weights).points for n in range(8)]
+        same_deals_costs.append(means[0] - min(means))  # Hearts: fewer points is better
+    assert sum(cost == 0.0 for cost in split_costs) > 100
+    assert sum(split_costs) < sum(same_deals_costs) / 1.8
+
+
+def test_a_real_gap_is_measured_on_the_deals_it_was_not_chosen_on() -> None:
+    """One candidate 5 points worse than the rest, under noise of 10 a deal."""
+    rng = random.Random(36)
+    moves = [Action.parse(f"play {rank}H") for rank in "2345"]
+    rows = [[rng.gauss(5.0 if n == 0 else 0.0, 10.0) for n in range(4)] for _ in range(2000)]
+    judged = verdict("hearts", moves, moves[0], [1.0] * len(rows), rows)
+    assert judged.best != judged.played and judged.marked
+    assert judged.cost_low < 5.0 < judged.cost_high
 
 
 def test_a_single_legal_action_costs_nothing_and_plays_nothing_out() -> None:
