@@ -30,11 +30,11 @@ run: $(RUN_STAMP)
 
 ## make test: lint, format check, types, import boundaries, contract lint, whole test suite:
 ## one pytest worker per core (a file's tests in one worker), then the terminal and browser
-## tests on their own, also a worker per core (each worker its own stack and browser)
+## tests on their own (they time what a person sees, so nothing else loads the machine then)
 UI_TESTS := tests/tui tests/web
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest -q -n auto --dist loadfile $(UI_TESTS:%=--ignore=%)
-	$(BIN)/python -m pytest -q -n auto --dist loadfile $(UI_TESTS)
+	$(BIN)/python -m pytest -q $(UI_TESTS)
 
 ## make help: this list of targets, from the Makefile's `## make` comments
 # awk joins each target's comment lines and wraps them to fit beside the names.
