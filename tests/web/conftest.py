@@ -67,6 +67,41 @@ def _wait(check: Any, what: str, timeout: float = 30.0) -> None:
 WORKER_TOKEN = "browser-tests-worker-token"
 
 
+#: the folders of the stacks started in this session, whose logs a failure report shows
+_STACK_FOLDERS: list[Path] = []
+#: lines of each log a failure report shows (the worker's, the service's warnings)
+LOG_TAIL = 40
+
+
+def _log_tail(path: Path, keep: Any = None) -> str:
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError as error:
+        return f"({error})"
+    if keep is not None:
+        lines = [line for line in lines if keep(line)]
+    return "\n".join(lines[-LOG_TAIL:]) or "(nothing)"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed browser test's report shows the stack's logs: what the AI worker and
+    the game service said last (a bot that stopped playing is otherwise a mystery
+    once CI's temporary folders are gone)."""
+    report = yield
+    if report.failed and _STACK_FOLDERS:
+        for where in _STACK_FOLDERS:
+            worker = _log_tail(where / "worker.log")
+            report.sections.append((f"{where.name}/worker.log (last {LOG_TAIL} lines)", worker))
+            report.sections.append(
+                (
+                    f"{where.name}/serve.log (its last {LOG_TAIL} lines not at INFO)",
+                    _log_tail(where / "serve.log", lambda line: " INFO " not in line),
+                )
+            )
+    return report
+
+
 class Stack(str):
     """The gateway's base URL, which also knows the game service's gRPC address."""
 
@@ -82,6 +117,7 @@ class Stack(str):
 def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The gateway's base URL (a ``Stack``), with a game service and an AI worker behind it."""
     where = tmp_path_factory.mktemp("web")
+    _STACK_FOLDERS.append(where)
     grpc_port, web_port = _free_port(), _free_port()
     env = dict(
         os.environ,
@@ -112,7 +148,18 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         _wait(lambda: socket.create_connection(("127.0.0.1", grpc_port), 0.5), "parlour serve")
         # bots only: the browser tests that need an analysis judge it themselves, with
         # known numbers to check the page against (tests/web/test_replay_analysis.py)
-        start("worker", "worker", "--server", address, "--think-seconds", "0.05", "--no-analysis")
+        # every claim and move logged: a failure report shows the worker's last ones
+        start(
+            "worker",
+            "worker",
+            "--server",
+            address,
+            "--think-seconds",
+            "0.05",
+            "--no-analysis",
+            "--log-level",
+            "DEBUG",
+        )
         start("gateway", "gateway", "--server", address, "--port", str(web_port))
         _wait(lambda: httpx.get(base + "/").status_code == 200, "parlour gateway")
         yield Stack(base, address)
@@ -124,6 +171,7 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 child.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 child.kill()
+        _STACK_FOLDERS.remove(where)
 
 
 @pytest.fixture(scope="module")
