@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from parlour.ai.worker import Strategies, Worker, WorkerConfig, WorkerRefused, decide
+from parlour.ai.worker import Choice, Strategies, Worker, WorkerConfig, WorkerRefused, decide
 from parlour.cli.options import worker_token
 from parlour.cli.worker import add_arguments
 from parlour.contract.view import view_from_proto
@@ -26,7 +26,7 @@ from parlour.service.grpc import convert as service_convert
 from parlour.service.notify import make_notifier
 from parlour.service.store.open import open_store
 from parlour.service.store.protocol import SeatRow, TableRow
-from parlour.v1 import bots_pb2
+from parlour.v1 import bots_pb2, lobby_pb2
 from tests.ai.bot_service import TOKEN, BotService, bot_service, bot_table
 from tests.dblog import DbLog
 
@@ -207,6 +207,36 @@ async def test_a_waiting_worker_stops_at_once_when_asked(sqlite_url: str) -> Non
         worker.stop()
         tally = await asyncio.wait_for(task, 2.0)
     assert tally.played == 0
+
+
+class RefusedAtOneTable(Worker):
+    """A worker whose bot sends, at one table, a move id the view never listed: the
+    server refuses it (INVALID_ARGUMENT), as it would a strategy's bug."""
+
+    poisoned = ""
+
+    async def _decide(self, claim: bots_pb2.ClaimTurnResponse) -> Choice:
+        choice = await super()._decide(claim)
+        if claim.table_id != self.poisoned:
+            return choice
+        return Choice(len(claim.view.legal_actions) + 1, "a move never listed", choice.strategy)
+
+
+async def test_a_move_refused_at_one_table_stops_neither_the_worker_nor_other_tables(
+    sqlite_url: str,
+) -> None:
+    """The refused turn waits longest, so it heads every claim's candidates; the worker
+    backs off and plays on, and the server hands it the other table's turns first."""
+    async with bot_service(sqlite_url) as service:
+        worker = RefusedAtOneTable(config(service.address, max_backoff=0.2))
+        async with running(worker) as task:
+            worker.poisoned = await bot_table(service.client, "wizard", 3, {"rounds": 5})
+            other = await bot_table(service.client, "crazy8s", 2)
+            assert await finished(service, other, timeout=60) > 0
+            assert not task.done()
+            stuck = await service.client.get_table(worker.poisoned)
+            assert stuck.status == lobby_pb2.TABLE_STATUS_PLAYING
+        assert worker.tally.dropped > 0
 
 
 async def test_a_worker_with_the_wrong_token_stops_for_good(sqlite_url: str) -> None:

@@ -21,8 +21,10 @@ It rides out server restarts: UNAVAILABLE is retried with backoff, moving
 round the server addresses it was given; an Act is resent with the same
 request id, so it is applied at most once. A turn that went stale (ABORTED:
 the table moved on, or another worker holds it) is dropped and the worker
-claims again. A wrong worker token, or a server without the BotService,
-stops the worker (:class:`WorkerRefused`): retrying cannot help.
+claims again. A move the server refuses as malformed (INVALID_ARGUMENT) is
+logged and the slot backs off: one broken turn must not stop every table's
+bots. A wrong worker token, or a server without the BotService, stops the
+worker (:class:`WorkerRefused`): retrying cannot help.
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ TURN_GONE = frozenset(
 
 class WorkerRefused(Exception):
     """The server refuses this worker for good (wrong token, no BotService...)."""
+
+
+class MoveRefused(Exception):
+    """The server refused one bot move as malformed (INVALID_ARGUMENT): a fault of that
+    turn, not of the worker, which backs off and plays on (the server hands out the
+    other waiting turns before this one again)."""
 
 
 @dataclass(frozen=True)
@@ -328,6 +336,8 @@ class Worker:
                             f"{client.address} refused the worker: {error}"
                         ) from None
                     problem = str(error)
+                except MoveRefused as error:
+                    problem = str(error)
                 except Exception as error:  # one odd turn must not stop every bot
                     log.exception("unexpected error with %s", client.address)
                     problem = repr(error)
@@ -406,6 +416,10 @@ class Worker:
             # PERMISSION_DENIED after a claim: the seat was a person's away, and the person
             # came back before the bot's move (the worker token acts for bot seats only):
             # the turn is theirs again, not a refusal of the worker
+            if error.code is grpc.StatusCode.INVALID_ARGUMENT:
+                self.tally.dropped += 1
+                log.error("the server refused %r at %s: %s", choice.text, where, error.message)
+                raise MoveRefused(f"a move refused at {where}") from None
             if error.code not in TURN_GONE and error.code != grpc.StatusCode.PERMISSION_DENIED:
                 raise
             self.tally.dropped += 1
