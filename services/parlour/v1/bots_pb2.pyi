@@ -42,7 +42,10 @@ one of them moves the table's version, so the others' claims go stale (their
 Act answers ABORTED) and they are claimed again at the new version.
 
 Which turn first: the server hands out the turn of the table that has waited
-longest. Bot levels: ClaimTurnResponse.bot_level is what the host chose
+longest, except that a turn the asking worker already holds a live lease on
+comes after the others (a worker that asks again has dropped it, or lost the
+answer: one turn it cannot play must not keep it from the other tables; it is
+still handed back when nothing else waits). Bot levels: ClaimTurnResponse.bot_level is what the host chose
 (one of GameInfo.bot_levels, or "" for the bots' default); a worker that
 does not know a level plays the game's default level instead.
 
