@@ -21,13 +21,15 @@ against two realised differences, in the good direction: to the expert seats
 (their mean score in the game minus the normal seat's; Kaiser: the expert
 side's minus the normal side's), and to an expert on the same deals (the game
 played again from the same shuffles with an expert in the normal seat: its
-score minus the normal seat's; Kaiser: the side's), which takes most of the
-luck of the deal out. It prints, per game, the games by bucket of points given
+score minus the normal seat's; Kaiser: the lead of an expert side over the
+other minus the normal side's lead, the points the analysis counts in), which
+takes most of the luck of the deal out. It prints, per game, the games by bucket of points given
 away with the mean of each realised difference and its 95 % interval, and the
 Pearson correlation of each with a 95 % bootstrap interval over games. Games
 run in worker processes, ``--jobs`` at once (the cores by default); each
 finished game is written to ``--rows`` (a line of JSON) as it comes in, and
-``--report FILE`` prints the tables from such a file (of a run cut short, say).
+``--report FILE`` prints the tables from such a file (of a run cut short, say);
+``--game`` runs only the games named, ``--games`` of them in all.
 
 Run with ``.venv/bin/python bench/analysis.py [--calibrate --games 300]``.
 """
@@ -144,10 +146,10 @@ def bench(seed: int) -> None:
 # -- make analysis-calibration --------------------------------------------------------------------
 def calibrate_one(
     game: str, number: int, seed: int, expert_budget: int
-) -> tuple[float, float, float, int]:
+) -> tuple[float, float, float, int, dict[str, float]]:
     """One self-play game: (points given away by the normal seat or side, realised
     difference to the expert seats, realised difference to an expert on the same deals,
-    decisions judged)."""
+    decisions judged, the points given away by kind of decision: bid, play...)."""
     normal = strategy_for(game, "normal")
     expert = strategy_for(game, "expert", expert_budget or None)
     if game == "kaiser":
@@ -161,12 +163,19 @@ def calibrate_one(
     _, experts = play_recording(game, [expert] * SEATS[game], deals, options, hands, ())
     judged = analyse(game, decisions, seed * 1_000_003 + number)
     sign = 1.0 if HIGHER_IS_BETTER[game] else -1.0
-    if game == "kaiser":
-        realised = sign * (scores[1] - scores[0])  # team scores: 0 is the normal side
+    duplicate: float
+    if game == "kaiser":  # team scores: 0 is the normal side
+        realised = sign * (scores[1] - scores[0])
+        # the side's lead, as the analysis counts it, not its own score
+        duplicate = sign * ((experts[0] - experts[1]) - (scores[0] - scores[1]))
     else:
         realised = sign * (statistics.fmean(scores[1:]) - scores[0])
-    duplicate = sign * (experts[0] - scores[0])
-    return summarise(judged).given_away, realised, duplicate, len(judged)
+        duplicate = sign * (experts[0] - scores[0])
+    by_kind: dict[str, float] = {}
+    for decision, judgement in zip(decisions, judged, strict=True):
+        kind = decision.action.kind.name.lower()
+        by_kind[kind] = by_kind.get(kind, 0.0) + judgement.cost
+    return summarise(judged).given_away, realised, duplicate, len(judged), by_kind
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -221,11 +230,13 @@ def table(name: str, rows: Sequence[tuple[float, float, float]], buckets: Sequen
         )
 
 
-def calibrate(games: int, seed: int, jobs: int, expert_budget: int, rows: str) -> None:
-    each = max(1, games // len(GAMES))
+def calibrate(
+    games: int, seed: int, jobs: int, expert_budget: int, rows: str, kinds: Sequence[str] = GAMES
+) -> None:
+    each = max(1, games // len(kinds))
     print(
-        f"parlour analysis-calibration: {each} games each of {', '.join(GAMES)} "
-        f"({each * len(GAMES)} in all), seat 0 normal (Kaiser: seats 0 and 2) against "
+        f"parlour analysis-calibration: {each} games each of {', '.join(kinds)} "
+        f"({each * len(kinds)} in all), seat 0 normal (Kaiser: seats 0 and 2) against "
         f"experts (budget {expert_budget or 'default'}), {jobs} at once; thresholds "
         f"{THRESHOLDS}, analysis budget {DEFAULT_BUDGET} deals a candidate",
         flush=True,
@@ -240,11 +251,13 @@ def calibrate(games: int, seed: int, jobs: int, expert_budget: int, rows: str) -
             (game, number, pool.submit(calibrate_one, game, number, seed, expert_budget))
             for number in range(each)
             for game in ("kaiser", "hearts", "wizard", "crazy8s")
+            if game in kinds
         ]
         for game, number, future in futures:
-            given, realised, duplicate, count = future.result()
+            given, realised, duplicate, count, by_kind = future.result()
             row = {"game": game, "number": number, "given_away": given}
             row |= {"realised": realised, "duplicate": duplicate, "decisions": count}
+            row |= {"by_kind": by_kind}
             out.write(json.dumps(row) + "\n")
             out.flush()
             decisions += count
@@ -262,19 +275,44 @@ def calibrate(games: int, seed: int, jobs: int, expert_budget: int, rows: str) -
 def report(rows: str) -> None:
     """The tables from a file of finished games (``--rows``)."""
     results: dict[str, list[tuple[float, float, float]]] = {game: [] for game in GAMES}
+    kinds: dict[str, list[dict[str, float]]] = {game: [] for game in GAMES}
     with open(rows, encoding="utf-8") as lines:
         for line in lines:
             row = json.loads(line)
             results[row["game"]].append((row["given_away"], row["realised"], row["duplicate"]))
+            if "by_kind" in row:  # (rows of earlier runs have no split)
+                kinds[row["game"]].append(row["by_kind"])
     for game in GAMES:
         if results[game]:
             table(game, results[game], BUCKETS[game])
+            if len(kinds[game]) == len(results[game]):
+                by_kind(game, kinds[game], [row[2] for row in results[game]])
+
+
+def by_kind(game: str, split: Sequence[dict[str, float]], duplicate: Sequence[float]) -> None:
+    """Each kind of decision's share of the points given away, and how well it alone
+    predicts the difference to an expert on the same deals."""
+    for kind in sorted({kind for game_split in split for kind in game_split}):
+        xs = [game_split.get(kind, 0.0) for game_split in split]
+        r = pearson(xs, duplicate)
+        low_r, high_r = bootstrap(xs, duplicate, random.Random(f"{game}:{kind}"))
+        print(
+            f"  {kind} decisions alone: mean given away {statistics.fmean(xs):.2f}; "
+            f"Pearson r with the same-deals difference = {r:.3f} "
+            f"(95% bootstrap CI {low_r:.3f} to {high_r:.3f})"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--calibrate", action="store_true", help="the calibration run")
     parser.add_argument("--games", type=int, default=300, help="calibration games in all")
+    parser.add_argument(
+        "--game",
+        action="append",
+        choices=GAMES,
+        help="calibrate only this game (repeatable; default: all four, --games shared out)",
+    )
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--expert-budget", type=int, default=0, help="0: the expert's default")
@@ -285,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
         report(args.report)
     elif args.calibrate:
         os.makedirs(os.path.dirname(args.rows) or ".", exist_ok=True)
-        calibrate(args.games, args.seed, args.jobs, args.expert_budget, args.rows)
+        kinds = tuple(args.game or GAMES)
+        calibrate(args.games, args.seed, args.jobs, args.expert_budget, args.rows, kinds)
     else:
         bench(args.seed)
     return 0
