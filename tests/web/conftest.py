@@ -1,7 +1,7 @@
 """The real stack for the browser tests, and a real headless Chromium.
 
-``parlour serve`` on a SQLite file, one ``parlour worker`` (with a short
-think time, as people would see it; bots only, no analyses) and ``parlour
+``parlour serve`` on a SQLite file, one ``parlour worker`` (three slots, with
+a short think time, as people would see it; bots only, no analyses) and ``parlour
 gateway`` run as separate processes on free loopback ports, the way ``parlour
 demo`` runs them. The
 browser is Debian's ``chromium`` driven by Playwright through its
@@ -148,7 +148,10 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         _wait(lambda: socket.create_connection(("127.0.0.1", grpc_port), 0.5), "parlour serve")
         # bots only: the browser tests that need an analysis judge it themselves, with
         # known numbers to check the page against (tests/web/test_replay_analysis.py)
-        # every claim and move logged: a failure report shows the worker's last ones
+        # every claim and move logged: a failure report shows the worker's last ones;
+        # three slots, as a deployment runs several, so that the all-bot games some
+        # tests wait for are played side by side and a turn that holds one slot up
+        # does not hold up every other table's bots
         start(
             "worker",
             "worker",
@@ -156,6 +159,8 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             address,
             "--think-seconds",
             "0.05",
+            "--concurrency",
+            "3",
             "--no-analysis",
             "--log-level",
             "DEBUG",
