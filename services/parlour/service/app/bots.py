@@ -153,11 +153,18 @@ class BotTurns:
                 utcnow(), sorted(games), CLAIM_BATCH, worker_id
             )
             # turns this replica leased to others are skipped without a write; those it
-            # leased to this worker already go after the rest (stably, longest-waiting
+            # leased to this worker already go after the rest (each part longest-waiting
             # first): the worker asking again dropped them, or lost the answer, and one
             # turn it cannot play must not keep it from every other table's
-            free = [turn for turn in candidates if not self._held_by_other(turn, worker_id)]
-            free.sort(key=lambda turn: self._held_by(turn, worker_id))
+            free: list[Turn] = []
+            own: list[Turn] = []
+            for turn in candidates:
+                holder = self._holder(turn)
+                if holder is None:
+                    free.append(turn)
+                elif holder == worker_id:
+                    own.append(turn)
+            free += own
             if free:
                 claimed_at = utcnow()
                 taken = await self.app.store.claim_bot_turn(worker_id, self.lease_seconds, free)
@@ -188,24 +195,16 @@ class BotTurns:
             await self.notifier.wait_any(mark, remaining)
         return None
 
-    def _held_by(self, turn: Turn, worker_id: str) -> bool:
-        """Whether this replica leased ``turn`` to ``worker_id`` and the lease is live."""
+    def _holder(self, turn: Turn) -> str | None:
+        """The worker this replica leased ``turn`` to, while that lease is live."""
         grant = self._granted.get(turn[:2])
-        return (
+        if (
             grant is not None
-            and grant.worker_id == worker_id
             and grant.version == turn[2]
             and grant.until > asyncio.get_running_loop().time()
-        )
-
-    def _held_by_other(self, turn: Turn, worker_id: str) -> bool:
-        grant = self._granted.get(turn[:2])
-        return (
-            grant is not None
-            and grant.worker_id != worker_id
-            and grant.version == turn[2]
-            and grant.until > asyncio.get_running_loop().time()
-        )
+        ):
+            return grant.worker_id
+        return None
 
     def _next_expiry(self, candidates: list[Turn], tried: list[Turn]) -> float:
         """Seconds until a lease on one of the candidates may have run out."""
