@@ -23,8 +23,8 @@ side's minus the normal side's), and to an expert on the same deals (the game
 played again from the same shuffles with an expert in the normal seat: its
 score minus the normal seat's; Kaiser: the lead of an expert side over the
 other minus the normal side's lead, the points the analysis counts in), which
-takes most of the luck of the deal out. It prints, per game, the games by bucket of points given
-away with the mean of each realised difference and its 95 % interval, and the
+takes most of the luck of the deal out. It prints, per game, the games by
+bucket of points given away with the mean of each realised difference and its 95 % interval, and the
 Pearson correlation of each with a 95 % bootstrap interval over games. Games
 run in worker processes, ``--jobs`` at once (the cores by default); each
 finished game is written to ``--rows`` (a line of JSON) as it comes in, and
@@ -231,12 +231,12 @@ def table(name: str, rows: Sequence[tuple[float, float, float]], buckets: Sequen
 
 
 def calibrate(
-    games: int, seed: int, jobs: int, expert_budget: int, rows: str, kinds: Sequence[str] = GAMES
+    games: int, seed: int, jobs: int, expert_budget: int, rows: str, only: Sequence[str] = GAMES
 ) -> None:
-    each = max(1, games // len(kinds))
+    each = max(1, games // len(only))
     print(
-        f"parlour analysis-calibration: {each} games each of {', '.join(kinds)} "
-        f"({each * len(kinds)} in all), seat 0 normal (Kaiser: seats 0 and 2) against "
+        f"parlour analysis-calibration: {each} games each of {', '.join(only)} "
+        f"({each * len(only)} in all), seat 0 normal (Kaiser: seats 0 and 2) against "
         f"experts (budget {expert_budget or 'default'}), {jobs} at once; thresholds "
         f"{THRESHOLDS}, analysis budget {DEFAULT_BUDGET} deals a candidate",
         flush=True,
@@ -251,7 +251,7 @@ def calibrate(
             (game, number, pool.submit(calibrate_one, game, number, seed, expert_budget))
             for number in range(each)
             for game in ("kaiser", "hearts", "wizard", "crazy8s")
-            if game in kinds
+            if game in only
         ]
         for game, number, future in futures:
             given, realised, duplicate, count, by_kind = future.result()
@@ -323,8 +323,8 @@ def main(argv: list[str] | None = None) -> int:
         report(args.report)
     elif args.calibrate:
         os.makedirs(os.path.dirname(args.rows) or ".", exist_ok=True)
-        kinds = tuple(args.game or GAMES)
-        calibrate(args.games, args.seed, args.jobs, args.expert_budget, args.rows, kinds)
+        only = tuple(args.game or GAMES)
+        calibrate(args.games, args.seed, args.jobs, args.expert_budget, args.rows, only)
     else:
         bench(args.seed)
     return 0

@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,7 @@ _STACK_FOLDERS: list[Path] = []
 LOG_TAIL = 40
 
 
-def _log_tail(path: Path, keep: Any = None) -> str:
+def _log_tail(path: Path, keep: Callable[[str], bool] | None = None) -> str:
     try:
         lines = path.read_text(errors="replace").splitlines()
     except OSError as error:

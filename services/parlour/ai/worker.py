@@ -413,13 +413,13 @@ class Worker:
                 request_id=new_request_id(),
             )
         except ParlourError as error:
-            # PERMISSION_DENIED after a claim: the seat was a person's away, and the person
-            # came back before the bot's move (the worker token acts for bot seats only):
-            # the turn is theirs again, not a refusal of the worker
             if error.code is grpc.StatusCode.INVALID_ARGUMENT:
                 self.tally.dropped += 1
                 log.error("the server refused %r at %s: %s", choice.text, where, error.message)
                 raise MoveRefused(f"a move refused at {where}") from None
+            # PERMISSION_DENIED after a claim: the seat was a person's away, and the person
+            # came back before the bot's move (the worker token acts for bot seats only):
+            # the turn is theirs again, not a refusal of the worker
             if error.code not in TURN_GONE and error.code != grpc.StatusCode.PERMISSION_DENIED:
                 raise
             self.tally.dropped += 1
