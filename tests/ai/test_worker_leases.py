@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime
 
 import grpc
 import pytest
+import sqlalchemy as sa
 
 from parlour.client import ParlourClient, ParlourError
 from parlour.service.store.protocol import utcnow
@@ -303,3 +305,42 @@ async def test_a_bot_turn_is_claimed_after_chat_moved_the_table_on(store_url: st
             assert said == 4
         finally:
             await worker.close()
+
+
+async def test_a_turn_listed_for_a_bot_that_is_a_persons_again_is_not_a_refusal(
+    store_url: str,
+) -> None:
+    """A person who comes back to their seat between a claim's listing of the bot turns
+    and its look at the seat: the claim finds the turn gone, as for a table moved on
+    (it answered PERMISSION_DENIED, which stopped the worker for good)."""
+    async with bot_service(store_url) as service:
+        hosted = await service.client.host_table(
+            "crazy8s",
+            2,
+            seat_setup=[("person", ""), ("bot", "")],
+            host_player_name="Ada",
+            host_takes_seat=True,
+            options={"rounds": 1},
+        )
+        table_id = hosted.table.table_id
+        await service.client.start_table(table_id, hosted.host_token)
+        view = await service.client.get_view(table_id, hosted.seat, hosted.seat_token)
+        # the projection as a claim read it just before the person came back: the
+        # person's seat listed as a bot's turn, waiting longest
+        engine = sa.create_engine(store_url)
+        with engine.begin() as connection:
+            where = {"t": table_id, "s": hosted.seat}
+            connection.execute(
+                sa.text("DELETE FROM turns WHERE table_id = :t AND seat = :s"), where
+            )
+            connection.execute(
+                sa.text(
+                    "INSERT INTO turns (table_id, seat, game, version, kind, since) "
+                    "VALUES (:t, :s, 'crazy8s', :v, 'bot', :since)"
+                ),
+                where | {"v": view.version, "since": datetime(2000, 1, 1, tzinfo=UTC)},
+            )
+        engine.dispose()
+        async with service.worker("w1") as worker:
+            turn = await claim(worker)
+        assert not turn.claimed or turn.seat != hosted.seat  # (the bot's own turn may come)

@@ -37,7 +37,7 @@ from parlour.engine.view import View
 from parlour.service.app import auth, metrics
 from parlour.service.app.parlour import Credentials, Parlour
 from parlour.service.app.ports import Waiter
-from parlour.service.domain.errors import BadRequest, TurnLeased
+from parlour.service.domain.errors import BadRequest, TurnLeased, WrongToken
 from parlour.service.store.protocol import EventStore, TableRow, Turn, utcnow
 
 log = logging.getLogger("parlour.service.app.bots")
@@ -232,7 +232,10 @@ class BotTurns:
         Chat since the turn began moves the table's version, not the turn: the
         turn is the same while no move came after it (``moved_at``), and its Act
         at the claimed version is still accepted."""
-        seen = await self.app.view(table_id, seat, self._as_worker)
+        try:
+            seen = await self.app.view(table_id, seat, self._as_worker)
+        except WrongToken:  # its person came back since the turn was listed: not a bot's
+            return None
         if seen.moved_at != version or seen.view is None or seat not in seen.view.to_act:
             return None
         level = seen.table.seat_rows[seat].bot_level or ""
