@@ -52,6 +52,47 @@ def screens() -> Iterator[Path]:
     yield SCREENS
 
 
+# axe over the whole page with every looping animation held at its start, then over
+# what those animations move, held halfway (where a pulse peaks). A one-off movement
+# (a card landing) is judged where it comes to rest. axe cannot judge text over the
+# felt's gradient, so text an animation fades is a finding of its own: at some moment
+# it is dimmer than its colours. (An element the page has since replaced has no
+# style: it fades nothing.)
+SCAN = """async () => {
+    const run = async (where) => (await axe.run(where, { resultTypes: ["violations"] }))
+        .violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+    const moving = document.getAnimations().filter((a) => a.effect && a.effect.target);
+    const looping = (a) => a.effect.getComputedTiming().iterations === Infinity;
+    moving.filter((a) => !looping(a)).forEach((a) => a.finish());
+    const loops = moving.filter(looping);
+    const hold = (phase) => loops.forEach((a) => {
+        a.pause();
+        a.currentTime = phase * a.effect.getComputedTiming().duration;
+    });
+    const faded = (e) => {
+        for (let at = e; at && at.isConnected; at = at.parentElement) {
+            if (Number(getComputedStyle(at).opacity || 1) < 1) return true;
+        }
+        return false;
+    };
+    const name = (e) => `${e.tagName.toLowerCase()}.${[...e.classList].join(".")}`;
+    const shown = loops.map((a) => a.effect.target)
+        .filter((e) => e.isConnected && e.getClientRects().length);
+    const found = [];
+    for (const phase of [0, 0.5]) {
+        hold(phase);
+        const dim = shown.filter((e) => e.textContent.trim() && faded(e));
+        found.push(...dim.map((e) => `fading text: ${name(e)}`));
+        const live = shown.filter((e) => e.isConnected);
+        if (!phase) found.push(...await run(document));
+        else if (live.length) found.push(...await run({ include: live }));
+    }
+    loops.forEach((a) => a.play());
+    return [...new Set(found)];
+}"""
+
+
 class Camera:
     """Photographs and scans the screens of one page in one language."""
 
@@ -62,12 +103,8 @@ class Camera:
     def scan(self, name: str) -> None:
         if not self.page.evaluate("typeof window.axe !== 'undefined'"):
             self.page.add_script_tag(content=self.axe)
-        result = self.page.evaluate(
-            """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations
-                .filter((v) => v.impact === "serious" || v.impact === "critical")
-                .map((v) => `${v.id}: ${v.nodes.slice(0, 3)
-                    .map((n) => n.target.join(" ")).join(" | ")}`)"""
-        )
+        # held still while scanned: a scan must not pass or fail by when it ran
+        result = self.page.evaluate(SCAN)
         if result:
             self.found[name] = result
         # tap targets: every control at least 44 px each way (a hand's cards: tested apart)
