@@ -15,8 +15,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from parlour.service.domain.fold import RECENT_KEPT, Folded
+from parlour.service.grpc import convert
 from parlour.service.store.protocol import StoredEvent, utcnow
-from parlour.v1 import play_pb2
+from parlour.v1 import common_pb2, play_pb2
 from tests.service.harness import Truth, assert_no_hidden_cards, running_service, seated_table
 
 
@@ -202,3 +203,50 @@ async def test_a_move_wakes_one_wait_for_a_crowd_of_spectators(sqlite_url: str) 
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_a_move_reads_alike_to_every_seat_but_the_one_that_made_it(
+    sqlite_url: str,
+) -> None:
+    """Watch serializes an event once per reader (``convert.event_reader``): the seat
+    that made a move, or everyone else. So every viewer of one reader must read it
+    alike, and a Hearts card given must reach its giver alone."""
+    async with running_service(sqlite_url) as service:
+        table = await seated_table(service.client, "hearts", 4)
+        seats: list[list[play_pb2.WatchResponse]] = [[] for _ in table.seats]
+        tasks = [
+            asyncio.create_task(collect(seat.watch(), seats[seat.seat])) for seat in table.seats
+        ]
+        rng = random.Random(11)
+        version = 0
+        for _ in range(16):  # the passing (a card at a time) and the first trick
+            current = await table.seats[0].view()
+            seat = table.seats[rng.choice(list(current.view.to_act))]
+            mine = await seat.view()
+            choice = rng.choice(mine.view.legal_actions)
+            version = (await seat.act(choice.id, expected_version=mine.version)).version
+        while not all(got and got[-1].version >= version for got in seats):
+            await asyncio.sleep(0.005)
+        for task in tasks:
+            task.cancel()
+        events = await service.store.read(table.table_id, 0)
+
+    viewers = (None, 0, 1, 2, 3)
+    gives = 0
+    for event in events:
+        built = {viewer: convert.public_event(event, viewer) for viewer in viewers}
+        for viewer in viewers:
+            for other in viewers:
+                if convert.event_reader(event, viewer) == convert.event_reader(event, other):
+                    assert built[viewer] == built[other], (event.seq, viewer, other)
+        if built[0].action.kind == common_pb2.ACTION_KIND_GIVE:
+            gives += 1
+            giver = built[None].seat
+            assert built[giver].action.card  # the giver sees the card it gave
+            assert not any(built[v].action.card for v in viewers if v != giver)
+    assert gives >= 4
+    by_seq = {event.seq: event for event in events}
+    for number, updates in enumerate(seats):
+        for update in updates[1:]:
+            for got in update.events:
+                assert got == convert.public_event(by_seq[got.version], number)

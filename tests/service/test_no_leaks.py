@@ -33,6 +33,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import message_factory
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -298,8 +299,15 @@ class InProcess(Api):
     async def unary(self, method: str, request: Message, metadata: Any = ()) -> Any:
         return await self._method(method)(request, FakeContext(metadata))
 
-    def stream(self, method: str, request: Message, metadata: Any = ()) -> AsyncIterator[Any]:
-        return self._method(method)(request, FakeContext(metadata))  # type: ignore[no-any-return]
+    async def stream(self, method: str, request: Message, metadata: Any = ()) -> AsyncIterator[Any]:
+        # a servicer may yield a message it serialized itself (Watch's, shared by every
+        # stream of one view): read it back as the wire would
+        service, name = method.split(".")
+        module = {"Lobby": lobby_pb2, "Play": play_pb2, "Replay": replay_pb2}[service]
+        rpc = module.DESCRIPTOR.services_by_name[f"{service}Service"].methods_by_name[name]
+        kind = message_factory.GetMessageClass(rpc.output_type)
+        async for item in self._method(method)(request, FakeContext(metadata)):
+            yield kind.FromString(item) if isinstance(item, bytes) else item
 
 
 class OverGrpc(Api):

@@ -27,7 +27,7 @@ from parlour.engine.actions import ActionKind
 from parlour.engine.registry import GameInfo
 from parlour.engine.view import View
 from parlour.service.domain.clock import CLOCK_OPTIONS
-from parlour.service.domain.events import CardsDealt, ChatSaid, decode
+from parlour.service.domain.events import ActionTaken, CardsDealt, ChatSaid, decode
 from parlour.service.domain.fold import ChatEntry, describe
 from parlour.service.domain.phrases import event_phrase
 from parlour.service.domain.statuses import SeatKind, TableStatus
@@ -200,6 +200,34 @@ def fill_clock(message: play_pb2.View, snap: SeatView) -> None:
         message.is_over = True
         message.table_status = lobby_pb2.TABLE_STATUS_EXPIRED
         message.end_reason = play_pb2.END_REASON_EXPIRED
+
+
+def event_reader(event: StoredEvent, viewer: int | None) -> int | None:
+    """Whom ``viewer`` reads ``event`` as: its own seat for a move it made, else None.
+
+    :func:`public_event` of an event is the same for every viewer of one reader:
+    a move reads differently only to the seat that made it (a Hearts card given
+    is shown to its giver alone), every other event the same to all. So a
+    message built for one reader may be sent to every viewer of that reader.
+    """
+    if viewer is not None and event.type == ActionTaken.TYPE:
+        typed = decode(event)
+        if isinstance(typed, ActionTaken) and typed.seat == viewer:
+            return viewer
+    return None
+
+
+def length_delimited(number: int, payload: bytes) -> bytes:
+    """A serialized message's field ``number`` holding ``payload`` (a message's bytes):
+    the protobuf wire format's tag, length and bytes, to join with a message's other
+    fields' bytes (as the encoder would lay them out)."""
+    head = bytearray()
+    for varint in ((number << 3) | 2, len(payload)):  # the tag (wire type 2), the length
+        while varint > 0x7F:
+            head.append((varint & 0x7F) | 0x80)
+            varint >>= 7
+        head.append(varint)
+    return bytes(head) + payload
 
 
 def public_event(event: StoredEvent, viewer: int | None) -> play_pb2.PublicEvent:

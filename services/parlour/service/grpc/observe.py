@@ -23,7 +23,7 @@ from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
 from parlour.service.app import metrics
-from parlour.service.grpc.wrapping import Handler, WrappingInterceptor
+from parlour.service.grpc.wrapping import Handler, WrappingInterceptor, sent_as_is
 from parlour.v1 import lobby_pb2
 
 log = logging.getLogger("parlour.rpc")
@@ -86,7 +86,7 @@ class ObservingInterceptor(WrappingInterceptor):
             return grpc.unary_stream_rpc_method_handler(
                 self._stream(handler.unary_stream, method, quiet),
                 request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
+                response_serializer=sent_as_is(handler.response_serializer),
             )
         return handler
 

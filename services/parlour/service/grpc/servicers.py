@@ -27,6 +27,7 @@ from parlour.service.domain.statuses import TableStatus
 from parlour.service.grpc import convert
 from parlour.service.grpc.convert_analysis import analysis_message, claim_message, part_from
 from parlour.service.grpc.status import Context, streaming, unary
+from parlour.service.store.protocol import StoredEvent
 from parlour.v1 import (
     bots_pb2,
     bots_pb2_grpc,
@@ -300,9 +301,7 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
         return play_pb2.SetChatResponse(version=version)
 
     @streaming
-    async def Watch(
-        self, request: play_pb2.WatchRequest, context: Context
-    ) -> AsyncIterator[play_pb2.WatchResponse]:
+    async def Watch(self, request: play_pb2.WatchRequest, context: Context) -> AsyncIterator[bytes]:  # type: ignore[override]  # WatchResponse bytes: WatchMessages
         seat = _optional_seat(request)
         updates = self.app.watch(
             request.table_id, seat, await self._who(context), request.from_version
@@ -312,26 +311,33 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
 
 
 class WatchMessages:
-    """Watch messages built once and sent on every stream that watches the same thing.
+    """Watch messages built once, serialized once, and sent on every stream that watches
+    the same thing.
 
     The application answers every watcher of one seat (or every spectator) at
     one version, with the same news, with the same :class:`SeatView` object
-    (``app/views.shared_view``); its message, in one language, is built once
-    and reused for a moment (``MAX_AGE`` seconds: the clocks' ``time_left_ms``
-    is counted when a message is built). An entry holds its view, so a view's
-    id is never reused while its entry is kept; a seat's message is only ever
-    found by that seat's view.
+    (``app/views.shared_view``); its message, in one language, is built and
+    serialized once and its bytes reused for a moment (``MAX_AGE`` seconds: the
+    clocks' ``time_left_ms`` is counted when a message is built). An entry holds
+    its view, so a view's id is never reused while its entry is kept; a seat's
+    message is only ever found by that seat's view.
+
+    The events of a message are serialized once per table, version, language
+    and reader (:func:`convert.event_reader`): every seat reads another seat's
+    move alike, so a move's event is built once for the seat that made it and
+    once for everyone else, not once per stream.
     """
 
     MAX_AGE = 0.5
     KEPT = 512
+    EVENTS_KEPT = 4096
 
     def __init__(self) -> None:
-        self._built: OrderedDict[int, tuple[SeatView, str, float, play_pb2.WatchResponse]] = (
-            OrderedDict()
-        )
+        self._built: OrderedDict[int, tuple[SeatView, str, float, bytes]] = OrderedDict()
+        self._events: OrderedDict[tuple[str, int, str, int | None], bytes] = OrderedDict()
 
-    def message(self, seen: SeatView, seat: int | None) -> play_pb2.WatchResponse:
+    def message(self, seen: SeatView, seat: int | None) -> bytes:
+        """The serialized ``WatchResponse`` of ``seen`` for ``seat`` (None: a spectator)."""
         language = current_language()
         now = time.monotonic()
         entry = self._built.get(id(seen))
@@ -342,16 +348,35 @@ class WatchMessages:
             and now - entry[2] < self.MAX_AGE
         ):
             return entry[3]
-        response = play_pb2.WatchResponse(
-            version=seen.version,
-            view=convert.any_view(seen.view, seen.table, seat, seen),
-            events=[convert.public_event(event, seat) for event in seen.events],
-        )
-        self._built[id(seen)] = (seen, language, now, response)
+        view = convert.any_view(seen.view, seen.table, seat, seen).SerializeToString()
+        parts = [
+            play_pb2.WatchResponse(version=seen.version).SerializeToString(),
+            convert.length_delimited(WATCH_VIEW_FIELD, view),
+        ]
+        parts += [self._event(event, seat, language) for event in seen.events]
+        message = b"".join(parts)
+        self._built[id(seen)] = (seen, language, now, message)
         self._built.move_to_end(id(seen))
         while len(self._built) > self.KEPT:
             self._built.popitem(last=False)
-        return response
+        return message
+
+    def _event(self, event: StoredEvent, seat: int | None, language: str) -> bytes:
+        """One ``events`` entry of a WatchResponse, as ``seat`` reads it, serialized."""
+        key = (event.table_id, event.seq, language, convert.event_reader(event, seat))
+        found = self._events.get(key)
+        if found is None:
+            found = convert.length_delimited(
+                WATCH_EVENTS_FIELD, convert.public_event(event, seat).SerializeToString()
+            )
+            self._events[key] = found
+            while len(self._events) > self.EVENTS_KEPT:
+                self._events.popitem(last=False)
+        return found
+
+
+WATCH_VIEW_FIELD = play_pb2.WatchResponse.DESCRIPTOR.fields_by_name["view"].number
+WATCH_EVENTS_FIELD = play_pb2.WatchResponse.DESCRIPTOR.fields_by_name["events"].number
 
 
 class BotServicer(bots_pb2_grpc.BotServiceServicer):

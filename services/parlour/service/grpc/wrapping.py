@@ -41,3 +41,16 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):
     @abstractmethod
     def wrap(self, handler: Handler, method: str) -> Handler:
         """The handler that answers ``method`` in place of ``handler``."""
+
+
+def sent_as_is(serialize: Callable[[Any], bytes] | None) -> Callable[[Any], bytes] | None:
+    """``serialize``, except that a response the servicer serialized itself (bytes: a
+    Watch message shared by every stream of one view) is sent as it is."""
+    if serialize is None:
+        return None
+    inner = serialize
+
+    def serialized(response: Any) -> bytes:
+        return response if isinstance(response, bytes) else inner(response)
+
+    return serialized
