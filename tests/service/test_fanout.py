@@ -3,7 +3,7 @@
 Every watcher of a table on a replica shares the cached fold's recent events
 (``Folded.recent``) instead of reading the store, and every watcher of one
 seat (every spectator) shares the view built for it at that version
-(``app/views.shared_view``) and its message (``grpc/servicers.WatchMessages``).
+(``app/views.shared_view``) and its bytes (``grpc/servicers.ViewMessages``).
 What must never change: each seat's stream shows that seat's hand and no other.
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 
 from parlour.service.domain.fold import RECENT_KEPT, Folded
 from parlour.service.grpc import convert
+from parlour.service.grpc.servicers import VIEW_FIELD
 from parlour.service.store.protocol import StoredEvent, utcnow
 from parlour.v1 import common_pb2, play_pb2
 from tests.service.harness import Truth, assert_no_hidden_cards, running_service, seated_table
@@ -250,3 +251,72 @@ async def test_a_move_reads_alike_to_every_seat_but_the_one_that_made_it(
         for update in updates[1:]:
             for got in update.events:
                 assert got == convert.public_event(by_seq[got.version], number)
+
+
+def test_every_answer_with_a_view_carries_it_in_the_same_field() -> None:
+    """ViewMessages serializes a seat's view once, as field VIEW_FIELD, and every
+    answer that carries it lays its own fields beside those bytes."""
+    for answer in (
+        play_pb2.GetViewResponse,
+        play_pb2.ActResponse,
+        play_pb2.WatchResponse,
+        play_pb2.ReturnToSeatResponse,
+    ):
+        field = answer.DESCRIPTOR.fields_by_name["view"]
+        assert field.number == VIEW_FIELD and field.message_type.name == "View", answer
+    view = play_pb2.View(game="hearts", seat=2, hand=["QS", "2C"], phase="play")
+    laid = play_pb2.ActResponse(version=7, duplicate=True).SerializeToString()
+    laid += convert.length_delimited(VIEW_FIELD, view.SerializeToString())
+    assert play_pb2.ActResponse.FromString(laid) == play_pb2.ActResponse(
+        version=7, duplicate=True, view=view
+    )
+
+
+async def test_a_move_builds_one_view_per_seat_for_its_act_and_its_streams(
+    sqlite_url: str,
+) -> None:
+    """The Act's answer and the acting seat's stream carry one serialized view: a
+    move with every seat watching builds a view per seat, not one more for the Act."""
+    async with running_service(sqlite_url) as service:
+        table = await seated_table(service.client, "crazy8s", 3, {"rounds": 1})
+        seats: list[list[play_pb2.WatchResponse]] = [[] for _ in table.seats]
+        tasks = [
+            asyncio.create_task(collect(seat.watch(), seats[seat.seat])) for seat in table.seats
+        ]
+        latest = (await table.seats[0].view()).version
+        while not all(got and got[-1].version >= latest for got in seats):
+            await asyncio.sleep(0.005)
+        built = 0
+        build = convert.any_view
+
+        def counted(*args: Any, **kwargs: Any) -> play_pb2.View:
+            nonlocal built
+            built += 1
+            return build(*args, **kwargs)
+
+        convert.any_view = counted  # type: ignore[assignment]
+        try:
+            rng = random.Random(8)
+            moves = 0
+            for _ in range(8):
+                shown = seats[0][-1]
+                if shown.view.is_over:
+                    break
+                seat = rng.choice(list(shown.view.to_act))
+                mine = seats[seat][-1]
+                choice = rng.choice(mine.view.legal_actions)
+                done = await table.seats[seat].act(choice.id, expected_version=mine.version)
+                assert done.view.seat == seat and list(done.view.hand) == list(
+                    (await table.seats[seat].view()).view.hand
+                )
+                moves += 1
+                while not all(got[-1].version >= done.version for got in seats):
+                    await asyncio.sleep(0.005)
+        finally:
+            convert.any_view = build  # type: ignore[assignment]
+        for task in tasks:
+            task.cancel()
+    # each move: a view for each seat's stream, the Act's answer sharing its seat's, and
+    # the GetView the test makes for the acting seat sharing it too
+    assert moves >= 3
+    assert built <= len(table.seats) * moves, (built, moves)

@@ -297,17 +297,23 @@ class InProcess(Api):
         return getattr(self.servicers[service], name)  # type: ignore[no-any-return]
 
     async def unary(self, method: str, request: Message, metadata: Any = ()) -> Any:
-        return await self._method(method)(request, FakeContext(metadata))
+        answer = await self._method(method)(request, FakeContext(metadata))
+        return _as_sent(method, answer)
 
     async def stream(self, method: str, request: Message, metadata: Any = ()) -> AsyncIterator[Any]:
-        # a servicer may yield a message it serialized itself (Watch's, shared by every
-        # stream of one view): read it back as the wire would
-        service, name = method.split(".")
-        module = {"Lobby": lobby_pb2, "Play": play_pb2, "Replay": replay_pb2}[service]
-        rpc = module.DESCRIPTOR.services_by_name[f"{service}Service"].methods_by_name[name]
-        kind = message_factory.GetMessageClass(rpc.output_type)
         async for item in self._method(method)(request, FakeContext(metadata)):
-            yield kind.FromString(item) if isinstance(item, bytes) else item
+            yield _as_sent(method, item)
+
+
+def _as_sent(method: str, answer: Any) -> Any:
+    """A servicer's answer as the wire brings it: one it serialized itself (a seat's
+    view, shared by its Act, GetView and Watch answers) read back as its message."""
+    if not isinstance(answer, bytes):
+        return answer
+    service, name = method.split(".")
+    module = {"Lobby": lobby_pb2, "Play": play_pb2, "Replay": replay_pb2}[service]
+    rpc = module.DESCRIPTOR.services_by_name[f"{service}Service"].methods_by_name[name]
+    return message_factory.GetMessageClass(rpc.output_type).FromString(answer)
 
 
 class OverGrpc(Api):

@@ -23,7 +23,7 @@ from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
 from parlour.service.app import metrics
-from parlour.service.grpc.wrapping import Handler, WrappingInterceptor, sent_as_is
+from parlour.service.grpc.wrapping import Handler, Serialized, WrappingInterceptor, sent_as_is
 from parlour.v1 import lobby_pb2
 
 log = logging.getLogger("parlour.rpc")
@@ -80,7 +80,7 @@ class ObservingInterceptor(WrappingInterceptor):
             return grpc.unary_unary_rpc_method_handler(
                 self._unary(handler.unary_unary, method, quiet),
                 request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
+                response_serializer=sent_as_is(handler.response_serializer),
             )
         if handler.unary_stream is not None and inspect.isasyncgenfunction(handler.unary_stream):
             return grpc.unary_stream_rpc_method_handler(
@@ -192,6 +192,9 @@ class ObservingInterceptor(WrappingInterceptor):
                         self._games.popitem(last=False)
 
     def _game_of(self, response: Any, table_id: str) -> str:
+        if isinstance(response, Serialized) and response.game:
+            self._games[table_id] = response.game
+            return response.game
         view = getattr(response, "view", None)
         if view is not None and view.game:
             self._games[table_id] = view.game

@@ -27,6 +27,7 @@ from parlour.service.domain.statuses import TableStatus
 from parlour.service.grpc import convert
 from parlour.service.grpc.convert_analysis import analysis_message, claim_message, part_from
 from parlour.service.grpc.status import Context, streaming, unary
+from parlour.service.grpc.wrapping import Serialized
 from parlour.service.store.protocol import StoredEvent
 from parlour.v1 import (
     bots_pb2,
@@ -235,21 +236,22 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
 
     def __init__(self, app: Parlour) -> None:
         super().__init__(app)
-        self._sent = WatchMessages()
+        self._sent = ViewMessages()
 
     @unary
-    async def GetView(
+    async def GetView(  # type: ignore[override]  # a GetViewResponse, serialized
         self, request: play_pb2.GetViewRequest, context: Context
-    ) -> play_pb2.GetViewResponse:
+    ) -> Serialized:
         seat = _optional_seat(request)
         least = request.min_version if request.HasField("min_version") else None
         seen = await self.app.view(request.table_id, seat, await self._who(context), least)
-        return play_pb2.GetViewResponse(
-            version=seen.version, view=convert.any_view(seen.view, seen.table, seat, seen)
-        )
+        head = play_pb2.GetViewResponse(version=seen.version).SerializeToString()
+        return Serialized.of(seen.table.game, head, self._sent.view(seen, seat))
 
     @unary
-    async def Act(self, request: play_pb2.ActRequest, context: Context) -> play_pb2.ActResponse:
+    async def Act(  # type: ignore[override]  # an ActResponse, serialized
+        self, request: play_pb2.ActRequest, context: Context
+    ) -> Serialized:
         which = request.WhichOneof("move")
         move: MoveSpec
         if which == "legal_action_id":
@@ -268,10 +270,9 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
             ),
             request_id=request.request_id,
         )
-        return play_pb2.ActResponse(
-            version=seen.version,
-            view=convert.any_view(seen.view, seen.table, request.seat, seen),
-            duplicate=seen.duplicate,
+        head = play_pb2.ActResponse(version=seen.version, duplicate=seen.duplicate)
+        return Serialized.of(
+            seen.table.game, head.SerializeToString(), self._sent.view(seen, request.seat)
         )
 
     @unary
@@ -301,7 +302,7 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
         return play_pb2.SetChatResponse(version=version)
 
     @streaming
-    async def Watch(self, request: play_pb2.WatchRequest, context: Context) -> AsyncIterator[bytes]:  # type: ignore[override]  # WatchResponse bytes: WatchMessages
+    async def Watch(self, request: play_pb2.WatchRequest, context: Context) -> AsyncIterator[bytes]:  # type: ignore[override]  # serialized
         seat = _optional_seat(request)
         updates = self.app.watch(
             request.table_id, seat, await self._who(context), request.from_version
@@ -310,22 +311,23 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
             yield self._sent.message(seen, seat)
 
 
-class WatchMessages:
-    """Watch messages built once, serialized once, and sent on every stream that watches
-    the same thing.
+class ViewMessages:
+    """A seat's view serialized once per version and sent by every answer that carries it.
 
-    The application answers every watcher of one seat (or every spectator) at
-    one version, with the same news, with the same :class:`SeatView` object
-    (``app/views.shared_view``); its message, in one language, is built and
-    serialized once and its bytes reused for a moment (``MAX_AGE`` seconds: the
-    clocks' ``time_left_ms`` is counted when a message is built). An entry holds
-    its view, so a view's id is never reused while its entry is kept; a seat's
-    message is only ever found by that seat's view.
+    The application answers every reader of one seat (or every spectator) at one
+    version with the same engine view (``app/views.shared_view``): the Act that
+    made the version, its seat's Watch streams and GetViews. Its ``View``, in one
+    language, is built and serialized once and its bytes reused for a moment
+    (``MAX_AGE`` seconds: the clocks' ``time_left_ms`` is counted when a view is
+    built), each answer laying its own fields beside them. An entry holds the
+    engine view it was built from, so an id is never reused while its entry is
+    kept, and a seat's bytes are only ever found by that seat's view.
 
-    The events of a message are serialized once per table, version, language
-    and reader (:func:`convert.event_reader`): every seat reads another seat's
-    move alike, so a move's event is built once for the seat that made it and
-    once for everyone else, not once per stream.
+    A Watch message is kept whole too, for every stream of one seat at one
+    version, and its events serialized once per table, version, language and
+    reader (:func:`convert.event_reader`): every seat reads another seat's move
+    alike, so a move's event is built once for the seat that made it and once
+    for everyone else, not once per stream.
     """
 
     MAX_AGE = 0.5
@@ -333,8 +335,37 @@ class WatchMessages:
     EVENTS_KEPT = 4096
 
     def __init__(self) -> None:
+        self._views: OrderedDict[int, tuple[SeatView, int | None, str, float, bytes]] = (
+            OrderedDict()
+        )
         self._built: OrderedDict[int, tuple[SeatView, str, float, bytes]] = OrderedDict()
         self._events: OrderedDict[tuple[str, int, str, int | None], bytes] = OrderedDict()
+
+    def view(self, seen: SeatView, seat: int | None) -> bytes:
+        """The ``view`` field (number 2 of every answer that has one) of ``seen`` for
+        ``seat``, serialized."""
+        if seen.view is None:  # a table not started: no engine view to key it by
+            message = convert.any_view(None, seen.table, seat, seen).SerializeToString()
+            return convert.length_delimited(VIEW_FIELD, message)
+        language = current_language()
+        now = time.monotonic()
+        entry = self._views.get(id(seen.view))
+        if (
+            entry is not None
+            and entry[0].view is seen.view
+            and entry[1] == seat
+            and entry[2] == language
+            and now - entry[3] < self.MAX_AGE
+            and _same_facts(entry[0], seen)
+        ):
+            return entry[4]
+        message = convert.any_view(seen.view, seen.table, seat, seen).SerializeToString()
+        found = convert.length_delimited(VIEW_FIELD, message)
+        self._views[id(seen.view)] = (seen, seat, language, now, found)
+        self._views.move_to_end(id(seen.view))
+        while len(self._views) > self.KEPT:
+            self._views.popitem(last=False)
+        return found
 
     def message(self, seen: SeatView, seat: int | None) -> bytes:
         """The serialized ``WatchResponse`` of ``seen`` for ``seat`` (None: a spectator)."""
@@ -348,10 +379,9 @@ class WatchMessages:
             and now - entry[2] < self.MAX_AGE
         ):
             return entry[3]
-        view = convert.any_view(seen.view, seen.table, seat, seen).SerializeToString()
         parts = [
             play_pb2.WatchResponse(version=seen.version).SerializeToString(),
-            convert.length_delimited(WATCH_VIEW_FIELD, view),
+            self.view(seen, seat),
         ]
         parts += [self._event(event, seat, language) for event in seen.events]
         message = b"".join(parts)
@@ -375,7 +405,24 @@ class WatchMessages:
         return found
 
 
-WATCH_VIEW_FIELD = play_pb2.WatchResponse.DESCRIPTOR.fields_by_name["view"].number
+def _same_facts(built: SeatView, seen: SeatView) -> bool:
+    """Whether two snapshots of one engine view carry the same facts beside it (the
+    table's row, the clocks, the ending, the chat), which the View message shows."""
+    return (
+        built.table is seen.table
+        and built.version == seen.version
+        and built.away == seen.away
+        and built.deadlines == seen.deadlines
+        and built.ended == seen.ended
+        and built.away_bot_level == seen.away_bot_level
+        and built.chat_on == seen.chat_on
+        and (built.chat is seen.chat or built.chat == seen.chat)
+    )
+
+
+#: the field number of ``view`` in GetViewResponse, ActResponse, WatchResponse (and
+#: ReturnToSeatResponse): the same in each, checked by a test
+VIEW_FIELD = 2
 WATCH_EVENTS_FIELD = play_pb2.WatchResponse.DESCRIPTOR.fields_by_name["events"].number
 
 

@@ -43,14 +43,32 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):
         """The handler that answers ``method`` in place of ``handler``."""
 
 
+class Serialized(bytes):
+    """A response its servicer serialized itself (a seat's view is serialized once and
+    shared by its Act, GetView and Watch answers), with the game it is of: what the
+    observer labels an Act's metrics with, which it can no longer read from a message."""
+
+    game: str = ""
+
+    @classmethod
+    def of(cls, game: str, *parts: bytes) -> Serialized:
+        answer = cls(b"".join(parts))
+        answer.game = game
+        return answer
+
+
 def sent_as_is(serialize: Callable[[Any], bytes] | None) -> Callable[[Any], bytes] | None:
-    """``serialize``, except that a response the servicer serialized itself (bytes: a
-    Watch message shared by every stream of one view) is sent as it is."""
+    """``serialize``, except that a response the servicer serialized itself (bytes, or
+    :class:`Serialized`) is sent as it is."""
     if serialize is None:
         return None
     inner = serialize
 
     def serialized(response: Any) -> bytes:
-        return response if isinstance(response, bytes) else inner(response)
+        if type(response) is bytes:
+            return response
+        if isinstance(response, bytes):
+            return bytes(response)
+        return inner(response)
 
     return serialized
