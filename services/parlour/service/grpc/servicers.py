@@ -332,6 +332,10 @@ class ViewMessages:
 
     MAX_AGE = 0.5
     KEPT = 512
+    #: views are shared between answers a moment apart (an Act's and its seat's
+    #: streams'): a few per table in play is enough, and each one kept holds a whole
+    #: engine view for the collector to walk
+    VIEWS_KEPT = 128
     EVENTS_KEPT = 4096
 
     def __init__(self) -> None:
@@ -363,7 +367,7 @@ class ViewMessages:
         found = convert.length_delimited(VIEW_FIELD, message)
         self._views[id(seen.view)] = (seen, seat, language, now, found)
         self._views.move_to_end(id(seen.view))
-        while len(self._views) > self.KEPT:
+        while len(self._views) > self.VIEWS_KEPT:
             self._views.popitem(last=False)
         return found
 
