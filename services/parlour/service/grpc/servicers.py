@@ -302,7 +302,9 @@ class PlayServicer(_OverApp, play_pb2_grpc.PlayServiceServicer):
         return play_pb2.SetChatResponse(version=version)
 
     @streaming
-    async def Watch(self, request: play_pb2.WatchRequest, context: Context) -> AsyncIterator[bytes]:  # type: ignore[override]  # serialized
+    async def Watch(  # type: ignore[override]  # WatchResponses, serialized
+        self, request: play_pb2.WatchRequest, context: Context
+    ) -> AsyncIterator[bytes]:
         seat = _optional_seat(request)
         updates = self.app.watch(
             request.table_id, seat, await self._who(context), request.from_version
@@ -365,10 +367,7 @@ class ViewMessages:
             return entry[4]
         message = convert.any_view(seen.view, seen.table, seat, seen).SerializeToString()
         found = convert.length_delimited(VIEW_FIELD, message)
-        self._views[id(seen.view)] = (seen, seat, language, now, found)
-        self._views.move_to_end(id(seen.view))
-        while len(self._views) > self.VIEWS_KEPT:
-            self._views.popitem(last=False)
+        _keep(self._views, id(seen.view), (seen, seat, language, now, found), self.VIEWS_KEPT)
         return found
 
     def message(self, seen: SeatView, seat: int | None) -> bytes:
@@ -389,10 +388,7 @@ class ViewMessages:
         ]
         parts += [self._event(event, seat, language) for event in seen.events]
         message = b"".join(parts)
-        self._built[id(seen)] = (seen, language, now, message)
-        self._built.move_to_end(id(seen))
-        while len(self._built) > self.KEPT:
-            self._built.popitem(last=False)
+        _keep(self._built, id(seen), (seen, language, now, message), self.KEPT)
         return message
 
     def _event(self, event: StoredEvent, seat: int | None, language: str) -> bytes:
@@ -403,10 +399,16 @@ class ViewMessages:
             found = convert.length_delimited(
                 WATCH_EVENTS_FIELD, convert.public_event(event, seat).SerializeToString()
             )
-            self._events[key] = found
-            while len(self._events) > self.EVENTS_KEPT:
-                self._events.popitem(last=False)
+            _keep(self._events, key, found, self.EVENTS_KEPT)
         return found
+
+
+def _keep(cache: OrderedDict[Any, Any], key: Any, value: Any, kept: int) -> None:
+    """Put ``value`` in ``cache`` as its newest entry, dropping the oldest past ``kept``."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > kept:
+        cache.popitem(last=False)
 
 
 def _same_facts(built: SeatView, seen: SeatView) -> bool:
@@ -424,9 +426,9 @@ def _same_facts(built: SeatView, seen: SeatView) -> bool:
     )
 
 
-#: the field number of ``view`` in GetViewResponse, ActResponse, WatchResponse (and
-#: ReturnToSeatResponse): the same in each, checked by a test
-VIEW_FIELD = 2
+#: the field number of ``view`` in WatchResponse, the same in GetViewResponse,
+#: ActResponse and ReturnToSeatResponse (checked by a test)
+VIEW_FIELD = play_pb2.WatchResponse.DESCRIPTOR.fields_by_name["view"].number
 WATCH_EVENTS_FIELD = play_pb2.WatchResponse.DESCRIPTOR.fields_by_name["events"].number
 
 
