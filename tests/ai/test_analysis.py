@@ -25,6 +25,8 @@ from parlour.ai.analysis import (
     summarise,
     verdict,
 )
+from parlour.ai.analysis_trials import KAISER_MISFIT, _kaiser_auction_fit
+from parlour.ai.registry import strategy_for
 from parlour.engine.actions import Action
 from parlour.engine.base import GameState
 from parlour.engine.cards import Card, Suit
@@ -252,6 +254,21 @@ KAISER_B = [
 ]
 
 
+def kaiser_overcall(deal: Sequence[str]) -> tuple[GameState, int]:
+    """Seat 2 to call after seat 1's bid of 6: its judgement weighs the deals by that bid."""
+    state = KaiserState.from_position(deal, dealer=0)
+    state.apply(1, Action.parse("bid 6"))
+    return state, 2
+
+
+KAISER_C = [
+    KAISER_A[1],
+    KAISER_A[0],
+    KAISER_A[2],
+    KAISER_A[3],
+]
+
+
 def wizard_bid(deal: Sequence[str]) -> tuple[GameState, int]:
     return WizardState.from_position(deal, turned="2D", dealer=0), 1
 
@@ -277,10 +294,18 @@ Setup = Callable[[Sequence[str]], tuple[GameState, int]]
         ("hearts", hearts_play, HEARTS_A, HEARTS_PLAY_B),
         ("hearts", hearts_pass, HEARTS_A, HEARTS_PASS_B),
         ("kaiser", kaiser_bid, KAISER_A, KAISER_B),
+        ("kaiser", kaiser_overcall, KAISER_A, KAISER_C),
         ("wizard", wizard_bid, WIZARD_A, WIZARD_B),
         ("crazy8s", crazy8s_play, CRAZY8S_A, CRAZY8S_B),
     ],
-    ids=["hearts-play", "hearts-pass", "kaiser-bid", "wizard-bid", "crazy8s-play"],
+    ids=[
+        "hearts-play",
+        "hearts-pass",
+        "kaiser-bid",
+        "kaiser-overcall",
+        "wizard-bid",
+        "crazy8s-play",
+    ],
 )
 def test_the_seats_hidden_information_is_never_used(
     game: str, setup: Setup, first: Sequence[str], second: Sequence[str]
@@ -299,6 +324,29 @@ def test_the_seats_hidden_information_is_never_used(
         assert on_a == on_b
         judged.append(on_a)
     assert any(j.played_estimate.playouts == 40 for j in judged)
+
+
+def test_kaiser_deals_are_weighed_by_the_calls_made_before_the_decision() -> None:
+    # the normal opponent's calls on KAISER_A: seat 1 bids 6, seat 2 bids 7, seat 3
+    # passes; the dealer (seat 0) decides
+    state = KaiserState.from_position(KAISER_A, dealer=0)
+    for seat, call in ((1, "bid 6"), (2, "bid 7"), (3, "pass")):
+        assert (
+            str(
+                strategy_for("kaiser", "normal").choose(
+                    state.view(seat), state.view(seat).legal_actions, random.Random(0)
+                )
+            )
+            == call
+        )
+        state.apply(seat, Action.parse(call))
+    fit = _kaiser_auction_fit(state.view(0))
+    hands = {seat: [Card.parse(c) for c in KAISER_A[seat].split()] for seat in (1, 2, 3)}
+    assert fit(hands) == 1.0  # every call is the one its hand makes
+    weak_bidder = {1: hands[3], 2: hands[2], 3: hands[1]}  # seat 1 bid 6 on nothing
+    strong_passer = {1: hands[1], 2: hands[3], 3: hands[2]}  # seat 3 passed eight diamonds
+    assert fit(weak_bidder) == KAISER_MISFIT
+    assert fit(strong_passer) == KAISER_MISFIT
 
 
 # -- determinism and the summary ---------------------------------------------------------------

@@ -3,7 +3,8 @@
 A trial is the candidate actions of one decision and a sampler. Each call of
 the sampler deals the cards the deciding seat has not seen afresh, consistent
 with its view (hand sizes, the voids shown, the cards it passed; Wizard's deals
-weighted by how well they explain the bids, as its expert does), and plays
+weighted by how well they explain the bids, as its expert does; Kaiser's, at a
+bid or a pass, by how well they explain the calls before it), and plays
 every candidate out to the end of the hand on that one deal (common random
 numbers), with everyone -- the deciding seat too, after this decision --
 following the quick policy of the game's expert searcher. It answers the deal's
@@ -466,9 +467,77 @@ def _rung(action: Action) -> tuple[int, bool]:
     return action.number or 0, action.no_trump
 
 
+#: the weight of a deal on which a call made before the decision is not the call the
+#: normal opponent's rule would make with that seat's sampled hand: people do not all
+#: bid by that rule, so such a deal still counts, a tenth as much as one that fits
+KAISER_MISFIT = 0.1
+Rung = tuple[int, bool]  # (number, no trump), ordered as the ladder is
+
+
+def _kaiser_calls(view: View) -> list[tuple[int, Rung | None]]:
+    """The calls made this hand before the deciding seat's, in order: (seat, the bid as
+    a rung, or None for a pass)."""
+    shown = {p.seat: p.bid.strip().upper() for p in view.players}
+    calls: list[tuple[int, Rung | None]] = []
+    seat = view.dealer
+    while (seat := (seat + 1) % view.seats) != view.seat:
+        text = shown.get(seat, "")
+        if not text:
+            break
+        if text == "PASS":
+            calls.append((seat, None))
+        else:
+            no_trump = text.endswith("NT")
+            calls.append((seat, (int(text[:-2] if no_trump else text), no_trump)))
+    return calls
+
+
+def _kaiser_auction_fit(view: View) -> Callable[[dict[int, list[Card]]], float]:
+    """A deal's weight by how well it explains the calls made before this one, each
+    seat bidding by the normal opponent's rule (``kaiser.choose_bid``: the lowest bid
+    on offer its hand rates at, else a pass): 1 where every call fits,
+    ``KAISER_MISFIT`` where one does not. The floor is not in the view: where a bid
+    was made it is taken as the first bid's number, which only loosens the test."""
+    calls = _kaiser_calls(view)
+    offered = of_kind(view.legal_actions, ActionKind.BID)
+    no_trump_allowed = any(a.no_trump for a in offered) or any(
+        rung is not None and rung[1] for _, rung in calls
+    )
+    bids = [rung for _, rung in calls if rung is not None]
+    floor = bids[0][0] if bids else min((a.number or 0 for a in offered), default=0)
+    kinds = (False, True) if no_trump_allowed else (False,)
+    ladder = [(n, nt) for n in range(floor, 11) for nt in kinds]
+    checks: list[tuple[int, Rung | None, list[Rung]]] = []
+    standing: Rung | None = None
+    for seat, rung in calls:
+        below = [
+            r for r in ladder if (standing is None or r > standing) and (rung is None or r < rung)
+        ]
+        checks.append((seat, rung, below))
+        if rung is not None:
+            standing = rung
+
+    def weight(hands: dict[int, list[Card]]) -> float:
+        for seat, rung, below in checks:
+            hand = hands[seat]
+            rating = {
+                False: kaiser.suit_rating(hand, kaiser.best_trump(hand)),
+                True: kaiser.suit_rating(hand, None) - kaiser.NO_TRUMP_MARGIN,
+            }
+            if any(rating[nt] >= n for n, nt in below) or (
+                rung is not None and rating[rung[1]] < rung[0]
+            ):
+                return KAISER_MISFIT
+        return 1.0
+
+    return weight
+
+
 def _kaiser_bid(view: View, played: Action) -> Trial:
-    """A bid or a pass: the seats after bid as the normal opponent would on the deal, the
-    winning bidder names its best-rated suit, and the hand is played out."""
+    """A bid or a pass: the unseen cards dealt weighted by how well they explain the calls
+    made before it (``_kaiser_auction_fit``), the seats after bid as the normal opponent
+    would on the deal, the winning bidder names its best-rated suit, and the hand is
+    played out."""
     assert view.seat is not None
     me, seats = view.seat, view.seats
     candidates = _with_played(list(view.legal_actions), played)
@@ -482,6 +551,7 @@ def _kaiser_bid(view: View, played: Action) -> Trial:
     hand, unseen, sizes = _kaiser_unseen(view)
     held = list(view.hand)
     my_trump = kaiser.best_trump(held)
+    fit = _kaiser_auction_fit(view)
 
     def sample(rng: random.Random) -> Sample:
         cards = _kaiser_deal(unseen, sizes, {}, rng)
@@ -509,7 +579,7 @@ def _kaiser_bid(view: View, played: Action) -> Trial:
             hands = [hand[:] if s == me else cards[s][:] for s in range(seats)]
             result = kaiser_expert.play_out(hands, trump, [0, 0], bidder, [], set(unseen))
             scores.append(side_margin(result, best, me % 2))
-        return 1.0, scores
+        return fit(shown), scores
 
     return Trial(candidates, sample)
 
