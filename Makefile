@@ -214,11 +214,15 @@ bench-scale: $(STAMP)
 bench-analysis: $(STAMP)
 	$(BIN)/python bench/analysis.py
 
-## make analysis-calibration: 300 self-play games (75 of each kind, a normal seat against
-## experts), the normal seat's decisions analysed: predicted points given away against the
-## realised score difference, by bucket, with the correlation (about 40 minutes on two cores)
+## make analysis-calibration: 525 self-play games (a normal seat against experts: 75 each of
+## Wizard, Crazy 8s and Hearts, and 300 of Kaiser, whose score difference is mostly the
+## cards' luck), the normal seat's decisions analysed: predicted points given away against
+## the realised score difference, by bucket, with the correlation (about an hour on two cores)
 analysis-calibration: $(STAMP)
-	nice -n 10 $(BIN)/python bench/analysis.py --calibrate --games 300
+	nice -n 10 $(BIN)/python bench/analysis.py --calibrate --games 225 \
+		--game wizard --game crazy8s --game hearts --rows build/analysis-calibration.jsonl
+	nice -n 10 $(BIN)/python bench/analysis.py --calibrate --games 300 \
+		--game kaiser --rows build/analysis-calibration-kaiser.jsonl
 
 ## --- The computer opponents' evaluation --------------------------------------------------
 

@@ -8,28 +8,32 @@ prints the decisions, the CPU seconds (``time.process_time``) of the analysis
 alone, and the games a single worker process analyses a minute (one seat's
 decisions a game).
 
-``make analysis-calibration`` (``--calibrate``): self-play games, a quarter of
-``--games`` each of Wizard, Crazy 8s, Kaiser and Hearts (75 each of the 300 by
-default), all at four seats. Seat 0 is the normal opponent (Kaiser: seats 0
-and 2, one side) and every other seat the expert at ``--expert-budget`` (the
-expert's own default when 0); every decision of the normal seat (Kaiser: of
-both its seats) is judged at the analysis's default budget. The games are
-shortened so that 300 finish in about half an hour on two shared cores: Wizard
-five rounds, Crazy 8s one round, Kaiser and Hearts two hands. The points given
-away in a game (the sum of the costs) are set
-against two realised differences, in the good direction: to the expert seats
-(their mean score in the game minus the normal seat's; Kaiser: the expert
-side's minus the normal side's), and to an expert on the same deals (the game
-played again from the same shuffles with an expert in the normal seat: its
-score minus the normal seat's; Kaiser: the lead of an expert side over the
-other minus the normal side's lead, the points the analysis counts in), which
-takes most of the luck of the deal out. It prints, per game, the games by
-bucket of points given away with the mean of each realised difference and its 95 % interval, and the
-Pearson correlation of each with a 95 % bootstrap interval over games. Games
-run in worker processes, ``--jobs`` at once (the cores by default); each
-finished game is written to ``--rows`` (a line of JSON) as it comes in, and
-``--report FILE`` prints the tables from such a file (of a run cut short, say);
-``--game`` runs only the games named, ``--games`` of them in all.
+``make analysis-calibration`` (``--calibrate``): self-play games, ``--games``
+shared out between Wizard, Crazy 8s, Kaiser and Hearts (or the games ``--game``
+names; the make target runs 75 each of the first three and 300 of Kaiser), all
+at four seats. Seat 0 is the normal opponent (Kaiser: seats 0 and 2, one side)
+and every other seat the expert at ``--expert-budget`` (the expert's own default
+when 0); every decision of the normal seat (Kaiser: of both its seats) is judged
+at the analysis's default budget. The games are shortened: Wizard five rounds,
+Crazy 8s one round, Kaiser and Hearts two hands. The points given away in a game
+(the sum of the costs) are set against two realised differences, in the good
+direction: to the expert seats (their mean score in the game minus the normal
+seat's; Kaiser: the expert side's minus the normal side's), and to an expert on
+the same deals (the game played again from the same shuffles with an expert in
+the normal seat: its score minus the normal seat's; Kaiser: the lead of an
+expert side over the other minus the normal side's lead, the points the analysis
+counts in), which takes most of the luck of the deal out. Kaiser's expert bids
+as the normal opponent does, so there its side replays bidding and passing as
+the analysis would (``AnalysisBids``): against the plain expert no bid could
+show a cost. It prints, per game, the games by bucket of points given away with
+the mean of each realised difference and its 95 % interval, and the Pearson
+correlation of each with a 95 % bootstrap interval over games, the least-squares
+slope of the same-deals difference on the points given away (what a point given
+away is worth), and per kind of decision the points given away and their
+correlation alone. Games run in worker processes, ``--jobs`` at once (the cores
+by default); each finished game is written to ``--rows`` (a line of JSON) as it
+comes in, and ``--report FILE`` prints the tables from such a file (of a run cut
+short, say); ``--game`` runs only the games named, ``--games`` of them in all.
 
 Run with ``.venv/bin/python bench/analysis.py [--calibrate --games 300]``.
 """
@@ -43,7 +47,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
@@ -53,7 +57,7 @@ from typing import Any
 from parlour.ai.analysis import DEFAULT_BUDGET, HIGHER_IS_BETTER, THRESHOLDS, judge, summarise
 from parlour.ai.common import Strategy
 from parlour.ai.registry import strategy_for
-from parlour.engine.actions import Action
+from parlour.engine.actions import Action, ActionKind
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import new_game
 from parlour.engine.view import View
@@ -81,6 +85,28 @@ BUCKETS = {
 class Decision:
     view: View
     action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisBids:
+    """The same-deals reference for Kaiser's analysed side: the expert, but bidding and
+    passing as the analysis would. Kaiser's expert bids as the normal opponent does, so
+    against the plain expert no bid or pass could ever show what it gave away; here the
+    seat plays the analysis's choice (``judge(...).best``, judged at the default budget
+    with the expert's own call as the move played) wherever it bids or passes."""
+
+    game: str
+    expert: Strategy
+
+    @property
+    def name(self) -> str:
+        return f"{self.expert.name}+analysis-bids"
+
+    def choose(self, view: View, legal: Sequence[Action], rng: random.Random) -> Action:
+        action = self.expert.choose(view, legal, rng)
+        if len(legal) == 1 or action.kind not in (ActionKind.BID, ActionKind.PASS):
+            return action
+        return judge(self.game, view, action, seed=rng.randrange(1 << 30)).best
 
 
 def play_recording(
@@ -146,7 +172,7 @@ def bench(seed: int) -> None:
 # -- make analysis-calibration --------------------------------------------------------------------
 def calibrate_one(
     game: str, number: int, seed: int, expert_budget: int
-) -> tuple[float, float, float, int, dict[str, float]]:
+) -> tuple[float, float, float, int, list[tuple[str, float, float, float]]]:
     """One self-play game: (points given away by the normal seat or side, realised
     difference to the expert seats, realised difference to an expert on the same deals,
     decisions judged, the points given away by kind of decision: bid, play...)."""
@@ -160,7 +186,12 @@ def calibrate_one(
     deals = f"{seed}:{game}:{number}"
     options, hands = dict(SHORT[game]), SHORT_HANDS[game]
     decisions, scores = play_recording(game, seats, deals, options, hands, watched)
-    _, experts = play_recording(game, [expert] * SEATS[game], deals, options, hands, ())
+    # the reference: the analysed seats played by the expert (Kaiser's side bidding as the
+    # analysis would), the other seats as they were
+    reference: list[Strategy] = [expert] * SEATS[game]
+    if game == "kaiser":
+        reference = [AnalysisBids(game, expert), expert, AnalysisBids(game, expert), expert]
+    _, experts = play_recording(game, reference, deals, options, hands, ())
     judged = analyse(game, decisions, seed * 1_000_003 + number)
     sign = 1.0 if HIGHER_IS_BETTER[game] else -1.0
     duplicate: float
@@ -171,11 +202,20 @@ def calibrate_one(
     else:
         realised = sign * (statistics.fmean(scores[1:]) - scores[0])
         duplicate = sign * (experts[0] - scores[0])
-    by_kind: dict[str, float] = {}
-    for decision, judgement in zip(decisions, judged, strict=True):
-        kind = decision.action.kind.name.lower()
-        by_kind[kind] = by_kind.get(kind, 0.0) + judgement.cost
-    return summarise(judged).given_away, realised, duplicate, len(judged), by_kind
+    detail = [
+        (d.action.kind.name.lower(), j.cost, j.cost_low, j.cost_high)
+        for d, j in zip(decisions, judged, strict=True)
+        if j.played_estimate.playouts > 0
+    ]
+    return summarise(judged).given_away, realised, duplicate, len(judged), detail
+
+
+def kind_sums(detail: Sequence[tuple[str, float, float, float]]) -> dict[str, float]:
+    """The points given away by kind of decision: bid, play..."""
+    sums: dict[str, float] = {}
+    for kind, cost, _, _ in detail:
+        sums[kind] = sums.get(kind, 0.0) + cost
+    return sums
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -184,12 +224,25 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
     return statistics.correlation(xs, ys)
 
 
-def bootstrap(xs: Sequence[float], ys: Sequence[float], rng: random.Random) -> tuple[float, float]:
+def slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The least-squares slope of ``ys`` on ``xs``: realised points a predicted point is worth."""
+    if len(xs) < 2 or statistics.pstdev(xs) == 0:
+        return float("nan")
+    return statistics.linear_regression(xs, ys).slope
+
+
+def bootstrap(
+    xs: Sequence[float],
+    ys: Sequence[float],
+    rng: random.Random,
+    statistic: Callable[[Sequence[float], Sequence[float]], float] = pearson,
+) -> tuple[float, float]:
+    """The 95 % percentile interval of ``statistic`` over 2,000 resamplings of the games."""
     found = []
     n = len(xs)
     for _ in range(2000):
         picks = [rng.randrange(n) for _ in range(n)]
-        r = pearson([xs[i] for i in picks], [ys[i] for i in picks])
+        r = statistic([xs[i] for i in picks], [ys[i] for i in picks])
         if r == r:
             found.append(r)
     found.sort()
@@ -228,6 +281,13 @@ def table(name: str, rows: Sequence[tuple[float, float, float]], buckets: Sequen
             f"Pearson r = {r:.3f} (95% bootstrap CI {low_r:.3f} to {high_r:.3f})",
             flush=True,
         )
+    ys = [r[2] for r in rows]
+    low_b, high_b = bootstrap(xs, ys, random.Random(f"{name}:slope"), slope)
+    print(
+        f"  a point given away is worth {slope(xs, ys):.2f} of the same-deals difference "
+        f"(least-squares slope, 95% bootstrap CI {low_b:.2f} to {high_b:.2f})",
+        flush=True,
+    )
 
 
 def calibrate(
@@ -254,10 +314,10 @@ def calibrate(
             if game in only
         ]
         for game, number, future in futures:
-            given, realised, duplicate, count, by_kind = future.result()
+            given, realised, duplicate, count, detail = future.result()
             row = {"game": game, "number": number, "given_away": given}
             row |= {"realised": realised, "duplicate": duplicate, "decisions": count}
-            row |= {"by_kind": by_kind}
+            row |= {"by_kind": kind_sums(detail), "judged": detail}
             out.write(json.dumps(row) + "\n")
             out.flush()
             decisions += count
@@ -276,17 +336,43 @@ def report(rows: str) -> None:
     """The tables from a file of finished games (``--rows``)."""
     results: dict[str, list[tuple[float, float, float]]] = {game: [] for game in GAMES}
     kinds: dict[str, list[dict[str, float]]] = {game: [] for game in GAMES}
+    judged: dict[str, list[list[tuple[str, float, float, float]]]] = {game: [] for game in GAMES}
     with open(rows, encoding="utf-8") as lines:
         for line in lines:
             row = json.loads(line)
             results[row["game"]].append((row["given_away"], row["realised"], row["duplicate"]))
             if "by_kind" in row:  # (rows of earlier runs have no split)
                 kinds[row["game"]].append(row["by_kind"])
+            if "judged" in row:  # (nor each decision's cost and interval)
+                judged[row["game"]].append([tuple(d) for d in row["judged"]])
     for game in GAMES:
         if results[game]:
+            duplicate = [row[2] for row in results[game]]
             table(game, results[game], BUCKETS[game])
             if len(kinds[game]) == len(results[game]):
-                by_kind(game, kinds[game], [row[2] for row in results[game]])
+                by_kind(game, kinds[game], duplicate)
+            if len(judged[game]) == len(results[game]):
+                beyond_noise(game, judged[game], duplicate)
+
+
+def beyond_noise(
+    game: str,
+    judged: Sequence[Sequence[tuple[str, float, float, float]]],
+    duplicate: Sequence[float],
+) -> None:
+    """The points given away counting only the costs whose interval lies above 0, and
+    only their lower ends: how much of the prediction's spread is the play-outs' noise."""
+    for what, pick in (
+        ("costs whose interval is above 0", lambda c, low: c if low > 0 else 0.0),
+        ("the lower ends of the intervals", lambda c, low: max(0.0, low)),
+    ):
+        xs = [sum(pick(cost, low) for _, cost, low, _ in game_judged) for game_judged in judged]
+        r = pearson(xs, duplicate)
+        low_r, high_r = bootstrap(xs, duplicate, random.Random(f"{game}:{what}"))
+        print(
+            f"  {what} alone: mean given away {statistics.fmean(xs):.2f}; Pearson r with the "
+            f"same-deals difference = {r:.3f} (95% bootstrap CI {low_r:.3f} to {high_r:.3f})"
+        )
 
 
 def by_kind(game: str, split: Sequence[dict[str, float]], duplicate: Sequence[float]) -> None:
