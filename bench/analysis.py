@@ -172,10 +172,12 @@ def bench(seed: int) -> None:
 # -- make analysis-calibration --------------------------------------------------------------------
 def calibrate_one(
     game: str, number: int, seed: int, expert_budget: int
-) -> tuple[float, float, float, int, list[tuple[str, float, float, float]]]:
+) -> tuple[float, float, float, int, list[tuple[str, float, float, float]], float | None]:
     """One self-play game: (points given away by the normal seat or side, realised
     difference to the expert seats, realised difference to an expert on the same deals,
-    decisions judged, the points given away by kind of decision: bid, play...)."""
+    decisions judged, each judged decision's kind, cost and interval, and for Kaiser the
+    difference to the plain expert side on the same deals, whose calls are the normal
+    side's own: the plays' and trumps' part alone)."""
     normal = strategy_for(game, "normal")
     expert = strategy_for(game, "expert", expert_budget or None)
     if game == "kaiser":
@@ -192,6 +194,10 @@ def calibrate_one(
     if game == "kaiser":
         reference = [AnalysisBids(game, expert), expert, AnalysisBids(game, expert), expert]
     _, experts = play_recording(game, reference, deals, options, hands, ())
+    same_calls = None
+    if game == "kaiser":
+        _, plain = play_recording(game, [expert] * SEATS[game], deals, options, hands, ())
+        same_calls = float((plain[0] - plain[1]) - (scores[0] - scores[1]))
     judged = analyse(game, decisions, seed * 1_000_003 + number)
     sign = 1.0 if HIGHER_IS_BETTER[game] else -1.0
     duplicate: float
@@ -207,7 +213,7 @@ def calibrate_one(
         for d, j in zip(decisions, judged, strict=True)
         if j.played_estimate.playouts > 0
     ]
-    return summarise(judged).given_away, realised, duplicate, len(judged), detail
+    return summarise(judged).given_away, realised, duplicate, len(judged), detail, same_calls
 
 
 def kind_sums(detail: Sequence[tuple[str, float, float, float]]) -> dict[str, float]:
@@ -314,10 +320,12 @@ def calibrate(
             if game in only
         ]
         for game, number, future in futures:
-            given, realised, duplicate, count, detail = future.result()
+            given, realised, duplicate, count, detail, same_calls = future.result()
             row = {"game": game, "number": number, "given_away": given}
             row |= {"realised": realised, "duplicate": duplicate, "decisions": count}
             row |= {"by_kind": kind_sums(detail), "judged": detail}
+            if same_calls is not None:
+                row["same_calls"] = same_calls
             out.write(json.dumps(row) + "\n")
             out.flush()
             decisions += count
@@ -337,6 +345,7 @@ def report(rows: str) -> None:
     results: dict[str, list[tuple[float, float, float]]] = {game: [] for game in GAMES}
     kinds: dict[str, list[dict[str, float]]] = {game: [] for game in GAMES}
     judged: dict[str, list[list[tuple[str, float, float, float]]]] = {game: [] for game in GAMES}
+    same_calls: dict[str, list[float]] = {game: [] for game in GAMES}
     with open(rows, encoding="utf-8") as lines:
         for line in lines:
             row = json.loads(line)
@@ -345,12 +354,17 @@ def report(rows: str) -> None:
                 kinds[row["game"]].append(row["by_kind"])
             if "judged" in row:  # (nor each decision's cost and interval)
                 judged[row["game"]].append([tuple(d) for d in row["judged"]])
+            if "same_calls" in row:
+                same_calls[row["game"]].append(row["same_calls"])
     for game in GAMES:
         if results[game]:
             duplicate = [row[2] for row in results[game]]
             table(game, results[game], BUCKETS[game])
             if len(kinds[game]) == len(results[game]):
                 by_kind(game, kinds[game], duplicate)
+                if len(same_calls[game]) == len(results[game]):
+                    print("  against the plain expert side on the same deals (the same calls):")
+                    by_kind(game, kinds[game], same_calls[game])
             if len(judged[game]) == len(results[game]):
                 beyond_noise(game, judged[game], duplicate)
 
@@ -362,10 +376,18 @@ def beyond_noise(
 ) -> None:
     """The points given away counting only the costs whose interval lies above 0, and
     only their lower ends: how much of the prediction's spread is the play-outs' noise."""
-    for what, pick in (
-        ("costs whose interval is above 0", lambda c, low: c if low > 0 else 0.0),
-        ("the lower ends of the intervals", lambda c, low: max(0.0, low)),
-    ):
+
+    def beyond(cost: float, low: float) -> float:
+        return cost if low > 0 else 0.0
+
+    def lower_end(cost: float, low: float) -> float:
+        return max(0.0, low)
+
+    picks: tuple[tuple[str, Callable[[float, float], float]], ...] = (
+        ("costs whose interval is above 0", beyond),
+        ("the lower ends of the intervals", lower_end),
+    )
+    for what, pick in picks:
         xs = [sum(pick(cost, low) for _, cost, low, _ in game_judged) for game_judged in judged]
         r = pearson(xs, duplicate)
         low_r, high_r = bootstrap(xs, duplicate, random.Random(f"{game}:{what}"))
