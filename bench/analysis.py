@@ -22,18 +22,20 @@ seat's; Kaiser: the expert side's minus the normal side's), and to an expert on
 the same deals (the game played again from the same shuffles with an expert in
 the normal seat: its score minus the normal seat's; Kaiser: the lead of an
 expert side over the other minus the normal side's lead, the points the analysis
-counts in), which takes most of the luck of the deal out. Kaiser's expert bids
-as the normal opponent does, so there its side replays bidding and passing as
-the analysis would (``AnalysisBids``): against the plain expert no bid could
-show a cost. It prints, per game, the games by bucket of points given away with
-the mean of each realised difference and its 95 % interval, and the Pearson
-correlation of each with a 95 % bootstrap interval over games, the least-squares
-slope of the same-deals difference on the points given away (what a point given
-away is worth), and per kind of decision the points given away and their
-correlation alone. Games run in worker processes, ``--jobs`` at once (the cores
-by default); each finished game is written to ``--rows`` (a line of JSON) as it
-comes in, and ``--report FILE`` prints the tables from such a file (of a run cut
-short, say); ``--game`` runs only the games named, ``--games`` of them in all.
+counts in), which takes most of the luck of the deal out. Where the expert does
+not decide by the points the analysis counts (Kaiser's calls: its expert bids as
+the normal opponent does; Crazy 8s' plays: its expert plays for the game's win),
+the replayed seats take the analysis's choice (``AnalysisChoices``): against the
+plain expert those decisions could not show what they gave away. It prints, per
+game, the games by bucket of points given away with the mean of each realised
+difference and its 95 % interval, and the Pearson correlation of each with a 95
+% bootstrap interval over games, the least-squares slope of the same-deals
+difference on the points given away (what a point given away is worth), and per
+kind of decision the points given away and their correlation alone. Games run in
+worker processes, ``--jobs`` at once (the cores by default); each finished game
+is written to ``--rows`` (a line of JSON) as it comes in, and ``--report FILE``
+prints the tables from such a file (of a run cut short, say); ``--game`` runs
+only the games named, ``--games`` of them in all.
 
 Run with ``.venv/bin/python bench/analysis.py [--calibrate --games 300]``.
 """
@@ -87,24 +89,33 @@ class Decision:
     action: Action
 
 
+#: the decisions at which the same-deals reference plays the analysis's choice, not its
+#: expert's: where the expert does not decide by the points the analysis counts
+ANALYSIS_DECIDES: dict[str, frozenset[ActionKind]] = {
+    # Kaiser's expert bids and passes as the normal opponent does
+    "kaiser": frozenset({ActionKind.BID, ActionKind.PASS}),
+    # Crazy 8s' expert plays for the game's win, the analysis counts the round's penalties
+    "crazy8s": frozenset({ActionKind.PLAY}),
+}
+
+
 @dataclass(frozen=True, slots=True)
-class AnalysisBids:
-    """The same-deals reference for Kaiser's analysed side: the expert, but bidding and
-    passing as the analysis would. Kaiser's expert bids as the normal opponent does, so
-    against the plain expert no bid or pass could ever show what it gave away; here the
-    seat plays the analysis's choice (``judge(...).best``, judged at the default budget
-    with the expert's own call as the move played) wherever it bids or passes."""
+class AnalysisChoices:
+    """A seat of the same-deals reference: the expert, but taking the analysis's choice
+    (``judge(...).best`` at the default budget, the expert's own choice as the move
+    played) at the decisions ``ANALYSIS_DECIDES`` names, where against the plain
+    expert the points a decision gave away could not show."""
 
     game: str
     expert: Strategy
 
     @property
     def name(self) -> str:
-        return f"{self.expert.name}+analysis-bids"
+        return f"{self.expert.name}+analysis"
 
     def choose(self, view: View, legal: Sequence[Action], rng: random.Random) -> Action:
         action = self.expert.choose(view, legal, rng)
-        if len(legal) == 1 or action.kind not in (ActionKind.BID, ActionKind.PASS):
+        if len(legal) == 1 or action.kind not in ANALYSIS_DECIDES.get(self.game, ()):
             return action
         return judge(self.game, view, action, seed=rng.randrange(1 << 30)).best
 
@@ -188,11 +199,11 @@ def calibrate_one(
     deals = f"{seed}:{game}:{number}"
     options, hands = dict(SHORT[game]), SHORT_HANDS[game]
     decisions, scores = play_recording(game, seats, deals, options, hands, watched)
-    # the reference: the analysed seats played by the expert (Kaiser's side bidding as the
-    # analysis would), the other seats as they were
-    reference: list[Strategy] = [expert] * SEATS[game]
-    if game == "kaiser":
-        reference = [AnalysisBids(game, expert), expert, AnalysisBids(game, expert), expert]
+    # the reference: the analysed seats played by the expert (taking the analysis's
+    # choices where ANALYSIS_DECIDES says), the other seats as they were
+    reference: list[Strategy] = [
+        AnalysisChoices(game, expert) if seat in watched else expert for seat in range(len(seats))
+    ]
     _, experts = play_recording(game, reference, deals, options, hands, ())
     same_calls = None
     if game == "kaiser":
