@@ -214,15 +214,16 @@ bench-scale: $(STAMP)
 bench-analysis: $(STAMP)
 	$(BIN)/python bench/analysis.py
 
-## make analysis-calibration: 525 self-play games (a normal seat against experts: 75 each of
-## Wizard, Crazy 8s and Hearts, and 300 of Kaiser, whose score difference is mostly the
+## make analysis-calibration: 750 self-play games (a normal seat against experts: 75 each of
+## Wizard and Hearts, 300 each of Crazy 8s and Kaiser, whose score differences are mostly the
 ## cards' luck), the normal seat's decisions analysed: predicted points given away against
-## the realised score difference, by bucket, with the correlation (about an hour on two cores)
+## the realised score difference, by bucket, with the correlation (about 45 minutes on two
+## cores)
 analysis-calibration: $(STAMP)
-	nice -n 10 $(BIN)/python bench/analysis.py --calibrate --games 225 \
-		--game wizard --game crazy8s --game hearts --rows build/analysis-calibration.jsonl
-	nice -n 10 $(BIN)/python bench/analysis.py --calibrate --games 300 \
-		--game kaiser --rows build/analysis-calibration-kaiser.jsonl
+	nice -n 10 $(BIN)/python bench/analysis.py --calibrate --games 150 \
+		--game wizard --game hearts --rows build/analysis-calibration.jsonl
+	nice -n 10 $(BIN)/python bench/analysis.py --calibrate --games 600 \
+		--game crazy8s --game kaiser --rows build/analysis-calibration-more.jsonl
 
 ## --- The computer opponents' evaluation --------------------------------------------------
 

@@ -10,32 +10,33 @@ decisions a game).
 
 ``make analysis-calibration`` (``--calibrate``): self-play games, ``--games``
 shared out between Wizard, Crazy 8s, Kaiser and Hearts (or the games ``--game``
-names; the make target runs 75 each of the first three and 300 of Kaiser), all
-at four seats. Seat 0 is the normal opponent (Kaiser: seats 0 and 2, one side)
-and every other seat the expert at ``--expert-budget`` (the expert's own default
-when 0); every decision of the normal seat (Kaiser: of both its seats) is judged
-at the analysis's default budget. The games are shortened: Wizard five rounds,
-Crazy 8s one round, Kaiser and Hearts two hands. The points given away in a game
-(the sum of the costs) are set against two realised differences, in the good
-direction: to the expert seats (their mean score in the game minus the normal
-seat's; Kaiser: the expert side's minus the normal side's), and to an expert on
-the same deals (the game played again from the same shuffles with an expert in
-the normal seat: its score minus the normal seat's; Kaiser: the lead of an
-expert side over the other minus the normal side's lead, the points the analysis
-counts in), which takes most of the luck of the deal out. Where the expert does
-not decide by the points the analysis counts (Kaiser's calls: its expert bids as
-the normal opponent does; Crazy 8s' plays: its expert plays for the game's win),
-the replayed seats take the analysis's choice (``AnalysisChoices``): against the
-plain expert those decisions could not show what they gave away. It prints, per
-game, the games by bucket of points given away with the mean of each realised
-difference and its 95 % interval, and the Pearson correlation of each with a 95
-% bootstrap interval over games, the least-squares slope of the same-deals
-difference on the points given away (what a point given away is worth), and per
-kind of decision the points given away and their correlation alone. Games run in
-worker processes, ``--jobs`` at once (the cores by default); each finished game
-is written to ``--rows`` (a line of JSON) as it comes in, and ``--report FILE``
-prints the tables from such a file (of a run cut short, say); ``--game`` runs
-only the games named, ``--games`` of them in all.
+names; the make target runs 75 each of Wizard and Hearts and 300 each of Crazy
+8s and Kaiser), all at four seats. Seat 0 is the normal opponent (Kaiser: seats
+0 and 2, one side) and every other seat the expert at ``--expert-budget`` (the
+expert's own default when 0); every decision of the normal seat (Kaiser: of both
+its seats) is judged at the analysis's default budget. The games are shortened:
+Wizard five rounds, Crazy 8s one round, Kaiser and Hearts two hands. The points
+given away in a game (the sum of the costs) are set against two realised
+differences, in the good direction: to the expert seats (their mean score in the
+game minus the normal seat's; Kaiser: the expert side's minus the normal
+side's), and to an expert on the same deals (the game played again from the same
+shuffles with an expert in the normal seat: its score minus the normal seat's;
+Kaiser: the lead of an expert side over the other minus the normal side's lead,
+the points the analysis counts in), which takes most of the luck of the deal
+out. Where the expert does not decide by the points the analysis counts
+(Kaiser's calls: its expert bids as the normal opponent does; Crazy 8s' plays:
+its expert plays for the game's win), the replayed seats take the analysis's
+choice (``AnalysisChoices``): against the plain expert those decisions could not
+show what they gave away. It prints, per game, the games by bucket of points
+given away with the mean of each realised difference and its 95 % interval, and
+the Pearson correlation of each with a 95 % bootstrap interval over games, the
+least-squares slope of the same-deals difference on the points given away (what
+a point given away is worth), and per kind of decision the points given away and
+their correlation alone. Games run in worker processes, ``--jobs`` at once (the
+cores by default); each finished game is written to ``--rows`` (a line of JSON)
+as it comes in, and ``--report FILE`` prints the tables from such a file (of a
+run cut short, say); ``--game`` runs only the games named, ``--games`` of them
+in all.
 
 Run with ``.venv/bin/python bench/analysis.py [--calibrate --games 300]``.
 """
