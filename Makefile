@@ -217,7 +217,7 @@ bench-analysis: $(STAMP)
 ## make analysis-calibration: 750 self-play games (a normal seat against experts: 75 each of
 ## Wizard and Hearts, 300 each of Crazy 8s and Kaiser, whose score differences are mostly the
 ## cards' luck), the normal seat's decisions analysed: predicted points given away against
-## the realised score difference, by bucket, with the correlation (about 45 minutes on two
+## the realised score difference, by bucket, with the correlation (about 35 minutes on two
 ## cores)
 analysis-calibration: $(STAMP)
 	nice -n 10 $(BIN)/python bench/analysis.py --calibrate --games 150 \
