@@ -343,8 +343,10 @@ def test_kaiser_deals_are_weighed_by_the_calls_made_before_the_decision() -> Non
     fit = _kaiser_auction_fit(state.view(0))
     hands = {seat: [Card.parse(c) for c in KAISER_A[seat].split()] for seat in (1, 2, 3)}
     assert fit(hands) == 1.0  # every call is the one its hand makes
-    weak_bidder = {1: hands[3], 2: hands[2], 3: hands[1]}  # seat 1 bid 6 on nothing
-    strong_passer = {1: hands[1], 2: hands[3], 3: hands[2]}  # seat 3 passed eight diamonds
+    # each breaks one call alone: the others are the ones their hands make
+    weak_bidder = {1: hands[3], 2: hands[2], 3: hands[3]}  # seat 1 bid 6 on nothing
+    clubs = [Card.parse(c) for c in KAISER_A[0].split()]  # rated 8 with clubs trump
+    strong_passer = {1: hands[1], 2: hands[2], 3: clubs}  # seat 3 passed over 7 with it
     assert fit(weak_bidder) == KAISER_MISFIT
     assert fit(strong_passer) == KAISER_MISFIT
 
