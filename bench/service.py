@@ -75,6 +75,8 @@ DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 TARGET_RATIO, AIM_RATIO, TARGET_P50_MS, TARGET_GROWTH = 0.3, 0.3, 1.5, 1.5
 #: the watched shape's targets (issue 34): CPU per move and moves/s against the skeleton's
 TARGET_WATCH_CPU, TARGET_WATCH_RATE = 1.5, 0.7
+#: the table of the floor's commits (and the skeleton's: bench/skeleton.py)
+FLOOR_TABLE = "CREATE TABLE IF NOT EXISTS bench_floor (id bigserial PRIMARY KEY, v text)"
 #: The calls one bench client keeps in flight at most, each client on a connection of its
 #: own: under the service's (and the skeleton's) cap of 100 per connection.
 CALLS_PER_CLIENT = 90
@@ -258,7 +260,7 @@ async def empty_calls(bare: Child, seconds: float, in_flight: int = 64) -> Empty
 
 def insert_commit_rate(url: sa.URL, seconds: float, connections: int) -> float:
     with psycopg.connect(libpq(url), autocommit=True) as conn:
-        conn.execute("CREATE TABLE IF NOT EXISTS bench_floor (id bigserial PRIMARY KEY, v text)")
+        conn.execute(FLOOR_TABLE)
     commits = [0] * connections
     deadline = time.perf_counter() + seconds
 
