@@ -12,12 +12,17 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
-from parlour.service.domain.fold import RECENT_KEPT, Folded
-from parlour.service.grpc import convert
-from parlour.service.grpc.servicers import VIEW_FIELD
-from parlour.service.store.protocol import StoredEvent, utcnow
+from parlour.engine.playout import shuffled
+from parlour.engine.registry import all_games, new_game
+from parlour.service.app.views import SeatView
+from parlour.service.domain.fold import RECENT_KEPT, ChatEntry, Folded
+from parlour.service.domain.statuses import SeatKind, TableStatus
+from parlour.service.grpc import convert, servicers
+from parlour.service.grpc.servicers import VIEW_FIELD, ViewMessages
+from parlour.service.store.protocol import SeatRow, StoredEvent, TableRow, utcnow
 from parlour.v1 import common_pb2, play_pb2
 from tests.service.harness import Truth, assert_no_hidden_cards, running_service, seated_table
 
@@ -272,6 +277,61 @@ def test_every_answer_with_a_view_carries_it_in_the_same_field() -> None:
     )
 
 
+def without_clocks(view: play_pb2.View) -> play_pb2.View:
+    """``view`` without the milliseconds left on its clocks (counted as it is built)."""
+    for player in view.players:
+        player.ClearField("time_left_ms")
+    return view
+
+
+def test_each_seats_shared_view_reads_as_its_whole_view() -> None:
+    """ViewMessages lays a seat's own fields beside the part every seat shares (built
+    once from the spectator's view): what a seat and a spectator read is the View
+    built whole for them, with the players' names, the clocks, away seats and the
+    chat, at every step of a play-out of every game; and a table that ended without
+    its game is built whole."""
+    now = utcnow()
+    chat = (ChatEntry(3, 1, "Ola", "dobra gra", now),)
+    for info in all_games():
+        seats = info.max_seats
+        rng = random.Random(seats)
+        rows = tuple(
+            SeatRow(s, SeatKind.BOT if s == 1 else SeatKind.PERSON, player_name=f"p{s}")
+            for s in range(seats)
+        )
+        table = TableRow("t", info.id, seats, {}, TableStatus.PLAYING, "", 1, "", seat_rows=rows)
+        state = new_game(info.id, seats)
+        sent = ViewMessages()
+        version, checked = 0, 0
+        while not state.is_over and version < 60:
+            if (cards := state.chance()) is not None:
+                state.deal(shuffled(cards, rng))
+                continue
+            version += 1
+            public = state.view(None)
+            facts: dict[str, Any] = {
+                "away": frozenset({2}),
+                "deadlines": {seat: now + timedelta(seconds=30) for seat in state.to_act()},
+                "chat": chat,
+                "chat_on": True,
+                "public": public,
+            }
+            for seat in (*range(seats), None):
+                view = public if seat is None else state.view(seat)
+                seen = SeatView(version, table, view, **facts)
+                got = play_pb2.GetViewResponse.FromString(sent.view(seen, seat)).view
+                whole = convert.any_view(view, table, seat, seen)
+                assert without_clocks(got) == without_clocks(whole), (info.id, version, seat)
+                checked += 1
+            seat = rng.choice(state.to_act())
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+        assert checked > seats * 20
+        ended = SeatView(version + 1, table, state.view(0), ended="abandoned", public=public)
+        got = play_pb2.GetViewResponse.FromString(sent.view(ended, 0)).view
+        assert got.phase == "over" and not got.legal_actions and list(got.hand)
+        assert got == without_clocks(convert.any_view(ended.view, table, 0, ended))
+
+
 async def test_a_move_builds_one_view_per_seat_for_its_act_and_its_streams(
     sqlite_url: str,
 ) -> None:
@@ -286,15 +346,23 @@ async def test_a_move_builds_one_view_per_seat_for_its_act_and_its_streams(
         latest = (await table.seats[0].view()).version
         while not all(got and got[-1].version >= latest for got in seats):
             await asyncio.sleep(0.005)
-        built = 0
-        build = convert.any_view
+        built = {"whole": 0, "public": 0, "own": 0}
+        builders = {
+            "whole": (convert, "any_view"),
+            "public": (convert, "public_view"),
+            "own": (servicers, "seat_part_to_proto"),
+        }
+        originals = {kind: getattr(*where) for kind, where in builders.items()}
 
-        def counted(*args: Any, **kwargs: Any) -> play_pb2.View:
-            nonlocal built
-            built += 1
-            return build(*args, **kwargs)
+        def counting(kind: str) -> Any:
+            def counted(*args: Any, **kwargs: Any) -> play_pb2.View:
+                built[kind] += 1
+                return originals[kind](*args, **kwargs)
 
-        convert.any_view = counted  # type: ignore[assignment]
+            return counted
+
+        for kind, (module, name) in builders.items():
+            setattr(module, name, counting(kind))
         try:
             rng = random.Random(8)
             moves = 0
@@ -313,10 +381,14 @@ async def test_a_move_builds_one_view_per_seat_for_its_act_and_its_streams(
                 while not all(got[-1].version >= done.version for got in seats):
                     await asyncio.sleep(0.005)
         finally:
-            convert.any_view = build  # type: ignore[assignment]
+            for kind, (module, name) in builders.items():
+                setattr(module, name, originals[kind])
         for task in tasks:
             task.cancel()
-    # each move: a view for each seat's stream, the Act's answer sharing its seat's, and
-    # the GetView the test makes for the acting seat sharing it too
+    # each move: each seat's own part of its view for its stream, the Act's answer
+    # sharing its seat's, and the GetView the test makes for the acting seat sharing it
+    # too; the part they all share once; nothing built whole
     assert moves >= 3
-    assert built <= len(table.seats) * moves, (built, moves)
+    assert built["whole"] == 0, built
+    assert moves <= built["own"] <= len(table.seats) * moves, (built, moves)
+    assert built["public"] <= moves, (built, moves)

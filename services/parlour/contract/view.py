@@ -56,12 +56,61 @@ def player_from_proto(message: play_pb2.Player) -> PlayerView:
     )
 
 
+#: The View's fields that differ from one seat to another at the same moment: the
+#: seat itself, its cards, its choices and its own notes. Every other field of a seat's
+#: view is the spectator's (checked on random games of every game by
+#: tests/contract/test_view_parts.py), so a table's answers build those once for all
+#: seats from the spectator's view (:func:`public_view_to_proto`), which holds no hidden
+#: card, and each seat's own fields apart (:func:`seat_part_to_proto`).
+SEAT_FIELDS = frozenset(
+    {"seat", "hand", "legal_actions", "passed_cards", "received_cards", "must_play_card", "notes"}
+)
+
+
 def view_to_proto(value: View) -> play_pb2.View:
     """The contract's View of an engine view (one seat's, or a spectator's).
 
     Written for speed (views are converted on every move): sub-messages are
     built in place with add() rather than built and then copied in.
     """
+    message = public_view_to_proto(value)
+    _fill_seat_part(message, value)
+    return message
+
+
+def seat_part_to_proto(value: View) -> play_pb2.View:
+    """Only the :data:`SEAT_FIELDS` of ``value``: the part of a View that is the seat's own.
+
+    Its bytes joined to those of :func:`public_view_to_proto` of the spectator's view
+    at the same moment are the bytes of the seat's whole View (protobuf merges the
+    fields of concatenated messages; the two parts share none).
+    """
+    message = play_pb2.View()
+    _fill_seat_part(message, value)
+    return message
+
+
+def _fill_seat_part(message: play_pb2.View, value: View) -> None:
+    if value.seat is not None:
+        message.seat = value.seat
+    if value.hand:
+        message.hand.extend(card_codes(value.hand))
+    if value.passed_cards:
+        message.passed_cards.extend(card_codes(value.passed_cards))
+    if value.received_cards:
+        message.received_cards.extend(card_codes(value.received_cards))
+    if value.must_play is not None:
+        message.must_play_card = str(value.must_play)
+    if value.notes:
+        message.notes.extend(value.notes)
+    legal_actions = message.legal_actions
+    for number, legal in enumerate(value.legal_actions, start=1):
+        legal_message, legal_label = legal_entry(legal)
+        legal_actions.add(id=number, action=legal_message, label=legal_label)
+
+
+def public_view_to_proto(value: View) -> play_pb2.View:
+    """Every field of the contract's View of ``value`` but the :data:`SEAT_FIELDS`."""
     message = play_pb2.View(
         game=value.game,
         seat_count=value.seats,
@@ -69,7 +118,6 @@ def view_to_proto(value: View) -> play_pb2.View:
         hand_number=value.hand_number,
         dealer=value.dealer,
         to_act=value.to_act,
-        hand=card_codes(value.hand),
         trump=SUIT_TO_PROTO[value.trump],
         trump_text=value.trump_text,
         turned_card="" if value.turned_card is None else str(value.turned_card),
@@ -78,21 +126,13 @@ def view_to_proto(value: View) -> play_pb2.View:
         top_card="" if value.top_card is None else str(value.top_card),
         contract=value.contract,
         pass_direction=value.pass_direction,
-        passed_cards=card_codes(value.passed_cards),
-        received_cards=card_codes(value.received_cards),
         scores=value.scores,
         is_over=value.is_over,
         winners=value.winners,
-        notes=value.notes,
         end_reason=END_REASON_TO_PROTO[value.end_reason],
         passes_in_a_row=value.passes_in_a_row,
-        must_play_card="" if value.must_play is None else str(value.must_play),
     )
     _fill_players(message, value.players)
-    legal_actions = message.legal_actions
-    for number, legal in enumerate(value.legal_actions, start=1):
-        legal_message, legal_label = legal_entry(legal)
-        legal_actions.add(id=number, action=legal_message, label=legal_label)
     tricks = message.tricks
     for trick in value.tricks:
         fill_trick(tricks.add(), trick)
@@ -107,9 +147,7 @@ def view_to_proto(value: View) -> play_pb2.View:
 
 
 def _fill_optional(message: play_pb2.View, value: View) -> None:
-    """The fields a view may leave absent (a spectator's seat, a trick not begun...)."""
-    if value.seat is not None:
-        message.seat = value.seat
+    """The fields a view may leave absent (a trick not begun, no stock...)."""
     if value.current_trick is not None:
         fill_trick(message.current_trick, value.current_trick)
     if value.last_trick is not None:

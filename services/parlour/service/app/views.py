@@ -46,6 +46,10 @@ class SeatView:
     #: the version of the table's last move or game event (chat after it moves
     #: ``version`` on, not the turn)
     moved_at: int = 0
+    #: the spectator's view at the same version, when it was built beside ``view``
+    #: (:func:`shared_view`): every seat's answer shares its public part, which holds
+    #: no hidden card, and lays only the seat's own fields beside it
+    public: View | None = None
 
 
 def lobby_view(table: TableRow) -> SeatView:
@@ -55,8 +59,9 @@ def lobby_view(table: TableRow) -> SeatView:
     return SeatView(table.version, table, None)
 
 
-def seat_view(folded: Folded, table: TableRow, view: View) -> SeatView:
-    """The view at the fold's version, with the clock's and the ending's facts."""
+def seat_view(folded: Folded, table: TableRow, view: View, public: View | None = None) -> SeatView:
+    """The view at the fold's version, with the clock's and the ending's facts (and the
+    spectator's view at that version, ``public``, if it was built)."""
     clock = folded.clock
     deadlines: dict[int, datetime] = {}
     if clock.on:
@@ -77,6 +82,7 @@ def seat_view(folded: Folded, table: TableRow, view: View) -> SeatView:
         chat=tuple(folded.chat),
         chat_on=folded.chat_on and not folded.ended and not view.is_over,
         moved_at=folded.moved_at,
+        public=public,
     )
 
 
@@ -84,13 +90,20 @@ def shared_view(folded: Folded, table: TableRow, seat: int | None) -> SeatView:
     """:func:`seat_view` of ``seat`` (None: a spectator) at the fold's version, built
     once per seat and version and shared by every reader of it (Watch streams,
     GetView, the Act answer): a fan-out builds a view per seat, not per watcher.
-    Keyed by the seat itself, so a seat's view never reaches another seat."""
+    Keyed by the seat itself, so a seat's view never reaches another seat. Each
+    carries the spectator's view at the same version (``public``), built once for all."""
     derived = folded.derived_now()
     key = ("view", seat)
     found: SeatView | None = derived.get(key)
     if found is None:
         state = started(folded, table.table_id)
-        found = derived[key] = seat_view(folded, table, state.view(seat))
+        if seat is None:
+            spectator = state.view(None)
+            found = seat_view(folded, table, spectator, spectator)
+        else:
+            public = shared_view(folded, table, None).view
+            found = seat_view(folded, table, state.view(seat), public)
+        derived[key] = found
     return found
 
 

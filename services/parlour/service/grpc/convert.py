@@ -22,7 +22,7 @@ from parlour.contract.cards import by_name, inverse
 from parlour.contract.options import option_spec_to_proto
 from parlour.contract.options import option_text as option_text
 from parlour.contract.results import fill_end_rule
-from parlour.contract.view import view_to_proto
+from parlour.contract.view import public_view_to_proto, view_to_proto
 from parlour.engine.actions import ActionKind
 from parlour.engine.registry import GameInfo
 from parlour.engine.view import View
@@ -125,6 +125,23 @@ def view(value: View, row: TableRow) -> play_pb2.View:
     """The contract's View of an engine view (one seat's, or a spectator's), with the
     players' names and seat kinds from the table's row."""
     message = view_to_proto(value)
+    _fill_table(message, value, row)
+    return message
+
+
+def public_view(value: View, row: TableRow, snap: SeatView) -> play_pb2.View:
+    """The part of every seat's View at ``snap``'s version that they all share, from the
+    spectator's view ``value``: its public fields, the players' names and seat kinds,
+    the clocks and the chat. Not for a table that ended without finishing its game
+    (:func:`fill_clock` then clears seat fields too). Joined to a seat's own part
+    (``contract.view.seat_part_to_proto``) it is that seat's :func:`any_view`."""
+    message = public_view_to_proto(value)
+    _fill_table(message, value, row)
+    fill_clock(message, snap)
+    return message
+
+
+def _fill_table(message: play_pb2.View, value: View, row: TableRow) -> None:
     seat_rows = row.seat_rows
     for player in message.players:
         if player.seat < len(seat_rows):
@@ -133,7 +150,6 @@ def view(value: View, row: TableRow) -> play_pb2.View:
             player.kind = SEAT_KIND_TO_PROTO[seat.kind]
     status = TableStatus.FINISHED if value.is_over else TableStatus.PLAYING
     message.table_status = STATUS_TO_PROTO[status]
-    return message
 
 
 def lobby_view(row: TableRow, seat: int | None) -> play_pb2.View:

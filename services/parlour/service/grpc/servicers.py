@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+from parlour.contract.view import seat_part_to_proto
 from parlour.engine.registry import GameInfo, all_games, get_game
 from parlour.service.app import auth
 from parlour.service.app.accounts import AUTHORIZATION_KEY
@@ -325,6 +326,12 @@ class ViewMessages:
     engine view it was built from, so an id is never reused while its entry is
     kept, and a seat's bytes are only ever found by that seat's view.
 
+    Most of a View is the same for every seat at a version (the tricks, the
+    players, the scores, the clocks): that part is built once per version from
+    the spectator's view (``SeatView.public``), which holds no hidden card, and
+    each seat's bytes are those shared bytes and the seat's own fields
+    (``contract.view.SEAT_FIELDS``: its hand, its choices) built from its own view.
+
     A Watch message is kept whole too, for every stream of one seat at one
     version, and its events serialized once per table, version, language and
     reader (:func:`convert.event_reader`): every seat reads another seat's move
@@ -345,6 +352,7 @@ class ViewMessages:
             OrderedDict()
         )
         self._built: OrderedDict[int, tuple[SeatView, str, float, bytes]] = OrderedDict()
+        self._shared: OrderedDict[int, tuple[SeatView, str, float, bytes]] = OrderedDict()
         self._events: OrderedDict[tuple[str, int, str, int | None], bytes] = OrderedDict()
 
     def view(self, seen: SeatView, seat: int | None) -> bytes:
@@ -365,9 +373,31 @@ class ViewMessages:
             and _same_facts(entry[0], seen)
         ):
             return entry[4]
-        message = convert.any_view(seen.view, seen.table, seat, seen).SerializeToString()
+        if seen.public is None or seen.ended:  # built whole
+            message = convert.any_view(seen.view, seen.table, seat, seen).SerializeToString()
+        else:  # the part every seat shares, and this seat's own
+            message = self._public(seen, language, now)
+            message += seat_part_to_proto(seen.view).SerializeToString()
         found = convert.length_delimited(VIEW_FIELD, message)
         _keep(self._views, id(seen.view), (seen, seat, language, now, found), self.VIEWS_KEPT)
+        return found
+
+    def _public(self, seen: SeatView, language: str, now: float) -> bytes:
+        """The serialized public part of every seat's View at ``seen``'s version, built
+        from the spectator's view (``seen.public``), which holds no hidden card."""
+        public = seen.public
+        assert public is not None
+        entry = self._shared.get(id(public))
+        if (
+            entry is not None
+            and entry[0].public is public
+            and entry[1] == language
+            and now - entry[2] < self.MAX_AGE
+            and _same_facts(entry[0], seen)
+        ):
+            return entry[3]
+        found = convert.public_view(public, seen.table, seen).SerializeToString()
+        _keep(self._shared, id(public), (seen, language, now, found), self.VIEWS_KEPT)
         return found
 
     def message(self, seen: SeatView, seat: int | None) -> bytes:
