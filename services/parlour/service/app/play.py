@@ -374,7 +374,7 @@ class Play:
             if table.version <= sent:
                 return None, expired
             events = await self.store.read(table_id, sent, table.version)
-            return replace(lobby_view(table), events=tuple(events)), expired
+            return lobby_view(table).with_events(tuple(events)), expired
         # One store read per table change on this replica, not one per watcher: the
         # cached fold is read again only if it is behind what this watcher has seen
         # or what the notifier heard; the first watcher woken brings it up to date.
@@ -405,7 +405,7 @@ class Play:
                 news = folded.since(sent)
                 if news is None:  # further back than the fold keeps
                     news = tuple(await self.store.read(table_id, sent, folded.version))
-                seen = derived[key] = replace(shared_view(folded, table, seat), events=news)
+                seen = derived[key] = shared_view(folded, table, seat).with_events(news)
         over = seen.view is not None and seen.view.is_over
         return seen, over or bool(seen.ended)
 

@@ -51,6 +51,14 @@ class SeatView:
     #: no hidden card, and lays only the seat's own fields beside it
     public: View | None = None
 
+    def with_events(self, events: tuple[StoredEvent, ...]) -> SeatView:
+        """This view with ``events`` (``dataclasses.replace`` walks every field: this is
+        on every watcher's path)."""
+        copied = object.__new__(SeatView)
+        copied.__dict__.update(self.__dict__)
+        copied.__dict__["events"] = events
+        return copied
+
 
 def lobby_view(table: TableRow) -> SeatView:
     """The view of a table that has no game (open, or expired while open)."""
