@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+from parlour.engine.actions import ActionKind
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import all_games, new_game
 from parlour.service.app.views import SeatView
@@ -24,6 +25,8 @@ from parlour.service.grpc import convert, servicers
 from parlour.service.grpc.servicers import VIEW_FIELD, ViewMessages
 from parlour.service.store.protocol import SeatRow, StoredEvent, TableRow, utcnow
 from parlour.v1 import common_pb2, play_pb2
+from parlour.words.catalogue import speaking
+from tests.contract.test_round_trip import EVERY_KIND
 from tests.service.harness import Truth, assert_no_hidden_cards, running_service, seated_table
 
 
@@ -215,8 +218,8 @@ async def test_a_move_reads_alike_to_every_seat_but_the_one_that_made_it(
     sqlite_url: str,
 ) -> None:
     """Watch serializes an event once per reader (``convert.event_reader``): the seat
-    that made a move, or everyone else. So every viewer of one reader must read it
-    alike, and a Hearts card given must reach its giver alone."""
+    that gave a Hearts card, or everyone else. So every viewer of one reader must
+    read it alike, and a Hearts card given must reach its giver alone."""
     async with running_service(sqlite_url) as service:
         table = await seated_table(service.client, "hearts", 4)
         seats: list[list[play_pb2.WatchResponse]] = [[] for _ in table.seats]
@@ -251,6 +254,11 @@ async def test_a_move_reads_alike_to_every_seat_but_the_one_that_made_it(
             assert built[giver].action.card  # the giver sees the card it gave
             assert not any(built[v].action.card for v in viewers if v != giver)
     assert gives >= 4
+    # a card played reads alike to every viewer, its player's included: one reading
+    played = [e for e in events if e.type == "ActionTaken" and e.payload["action"][:4] == "play"]
+    assert played
+    for event in played:
+        assert {convert.event_reader(event, viewer) for viewer in viewers} == {None}
     by_seq = {event.seq: event for event in events}
     for number, updates in enumerate(seats):
         for update in updates[1:]:
@@ -275,6 +283,22 @@ def test_every_answer_with_a_view_carries_it_in_the_same_field() -> None:
     assert play_pb2.ActResponse.FromString(laid) == play_pb2.ActResponse(
         version=7, duplicate=True, view=view
     )
+
+
+def test_only_a_card_given_reads_apart_to_the_seat_that_gave_it() -> None:
+    """Every kind of move reads alike to every viewer, in both languages, except a
+    card given (Hearts' pass), which only its giver reads with the card."""
+    for action in EVERY_KIND:
+        event = StoredEvent(
+            "t", 5, "ActionTaken", 1, {"seat": 1, "action": str(action)}, "", None, utcnow()
+        )
+        for language in ("en", "pl"):
+            with speaking(language):
+                read = {viewer: convert.public_event(event, viewer) for viewer in (None, 0, 1)}
+            apart = action.kind is ActionKind.GIVE
+            assert (convert.event_reader(event, 1) == 1) is apart, action
+            assert (read[1] != read[0]) is apart, (action, language)
+            assert read[0] == read[None]
 
 
 def without_clocks(view: play_pb2.View) -> play_pb2.View:

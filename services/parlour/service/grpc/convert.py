@@ -28,7 +28,7 @@ from parlour.engine.registry import GameInfo
 from parlour.engine.view import View
 from parlour.service.domain.clock import CLOCK_OPTIONS
 from parlour.service.domain.events import ActionTaken, CardsDealt, ChatSaid, decode
-from parlour.service.domain.fold import ChatEntry, describe
+from parlour.service.domain.fold import ChatEntry, describe, parse_action
 from parlour.service.domain.phrases import event_phrase
 from parlour.service.domain.statuses import SeatKind, TableStatus
 from parlour.service.domain.table_options import TABLE_OPTIONS
@@ -219,16 +219,21 @@ def fill_clock(message: play_pb2.View, snap: SeatView) -> None:
 
 
 def event_reader(event: StoredEvent, viewer: int | None) -> int | None:
-    """Whom ``viewer`` reads ``event`` as: its own seat for a move it made, else None.
+    """Whom ``viewer`` reads ``event`` as: its own seat for a card it gave, else None.
 
     :func:`public_event` of an event is the same for every viewer of one reader:
-    a move reads differently only to the seat that made it (a Hearts card given
-    is shown to its giver alone), every other event the same to all. So a
-    message built for one reader may be sent to every viewer of that reader.
+    only a Hearts card given reads differently, to the seat that gave it
+    (``fold.describe`` hides it from everyone else); every other event reads the
+    same to all, the seat that made a move included. So a message built for one
+    reader may be sent to every viewer of that reader.
     """
     if viewer is not None and event.type == ActionTaken.TYPE:
         typed = decode(event)
-        if isinstance(typed, ActionTaken) and typed.seat == viewer:
+        if (
+            isinstance(typed, ActionTaken)
+            and typed.seat == viewer
+            and parse_action(typed.action).kind is ActionKind.GIVE
+        ):
             return viewer
     return None
 
