@@ -21,6 +21,7 @@ far: the transport refuses it with RESOURCE_EXHAUSTED.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
@@ -185,26 +186,49 @@ def _limit(field: FieldDescriptor) -> int:
     return LIMITS.get(field.full_name, 0)
 
 
+#: what a field's check is (:func:`_plan`)
+_SKIP, _TEXT, _MESSAGE, _REPEATED, _MAP = range(5)
+
+
+@functools.cache
+def _plan(field: FieldDescriptor) -> tuple[int, int, int, Descriptor | None]:
+    """How a field is checked, worked out once per field of the contract: (what, its
+    limit, its items' limit, a map's entry type). A number or a flag has nothing to check."""
+    if field.is_repeated:
+        entry = field.message_type
+        if entry is not None and entry.GetOptions().map_entry:
+            return _MAP, _limit(field), 0, entry
+        return _REPEATED, _limit(field), item_limit(field) or 0, None
+    if field.type == FieldDescriptor.TYPE_STRING:
+        return _TEXT, _limit(field), 0, None
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        return _MESSAGE, 0, 0, None
+    return _SKIP, 0, 0, None
+
+
 def _check_message(message: Message, path: str) -> None:
     for field, value in message.ListFields():
+        what, limit, per_item, entry = _plan(field)
+        if what == _SKIP:
+            continue
+        if what == _TEXT:
+            if len(value) > limit or _CONTROL.search(value) is not None:
+                _check_text(f"{path}.{field.name}", value, limit)
+            continue
         where = f"{path}.{field.name}"
-        if field.is_repeated:
-            _check_count(field, where, len(value))
-            entry = field.message_type
-            if entry is not None and entry.GetOptions().map_entry:
-                for key, item in value.items():
-                    _check_map_entry(entry, where, key, item)
-            elif field.type == FieldDescriptor.TYPE_MESSAGE:
-                for index, item in enumerate(value):
-                    _check_message(item, f"{where}[{index}]")
-            elif field.type == FieldDescriptor.TYPE_STRING:
-                per_item = item_limit(field) or 0
-                for index, item in enumerate(value):
-                    _check_text(f"{where}[{index}]", item, per_item)
-        elif field.type == FieldDescriptor.TYPE_STRING:
-            _check_text(where, value, _limit(field))
-        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+        if what == _MESSAGE:
             _check_message(value, where)
+            continue
+        _check_count(field, where, len(value))
+        if entry is not None:
+            for key, item in value.items():
+                _check_map_entry(entry, where, key, item)
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            for index, item in enumerate(value):
+                _check_message(item, f"{where}[{index}]")
+        elif field.type == FieldDescriptor.TYPE_STRING:
+            for index, item in enumerate(value):
+                _check_text(f"{where}[{index}]", item, per_item)
 
 
 def _check_map_entry(entry: Descriptor, where: str, key: Any, item: Any) -> None:
