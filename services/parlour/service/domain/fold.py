@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import islice
 from typing import Any
 
 from parlour.action_words import action_words
@@ -163,7 +164,8 @@ class Folded:
         recent = self.recent
         if not recent or recent[-1].seq != self.version or recent[0].seq > after + 1:
             return None
-        return tuple(event for event in recent if event.seq > after)
+        # contiguous up to ``version``: the news are its last ``version - after``
+        return tuple(islice(recent, len(recent) - (self.version - after), None))
 
     def apply(self, event: StoredEvent, *, check_digest: bool = False) -> None:
         """Fold one more event (its seq must follow ``self.version``)."""
