@@ -23,6 +23,7 @@ The counts live in this process's memory: each replica limits what it serves
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -206,8 +207,10 @@ def peer_address(peer: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def address_key(address: str) -> str:
-    """The key an address is limited by: an IPv4 address, or an IPv6 address's /64."""
+    """The key an address is limited by: an IPv4 address, or an IPv6 address's /64
+    (remembered: every call parses its caller's address)."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
