@@ -356,6 +356,37 @@ def test_each_seats_shared_view_reads_as_its_whole_view() -> None:
         assert got == without_clocks(convert.any_view(ended.view, table, 0, ended))
 
 
+async def test_a_table_nobody_watches_builds_its_views_whole(sqlite_url: str) -> None:
+    """With no stream on a table, each version has one reader (the Act's answer, a
+    GetView): its view is built whole, with no spectator's view built beside it."""
+    async with running_service(sqlite_url) as service:
+        table = await seated_table(service.client, "hearts", 4)
+        built = {"whole": 0, "public": 0}
+        whole, public = convert.any_view, convert.public_view
+
+        def counted_whole(*args: Any, **kwargs: Any) -> play_pb2.View:
+            built["whole"] += 1
+            return whole(*args, **kwargs)
+
+        def counted_public(*args: Any, **kwargs: Any) -> play_pb2.View:
+            built["public"] += 1
+            return public(*args, **kwargs)
+
+        convert.any_view, convert.public_view = counted_whole, counted_public  # type: ignore[assignment]
+        try:
+            rng = random.Random(5)
+            for _ in range(4):
+                current = await table.seats[0].view()
+                seat = table.seats[rng.choice(list(current.view.to_act))]
+                mine = await seat.view()
+                await seat.act(
+                    rng.choice(mine.view.legal_actions).id, expected_version=mine.version
+                )
+        finally:
+            convert.any_view, convert.public_view = whole, public  # type: ignore[assignment]
+    assert built["public"] == 0 and built["whole"] >= 4, built
+
+
 async def test_a_move_builds_one_view_per_seat_for_its_act_and_its_streams(
     sqlite_url: str,
 ) -> None:

@@ -142,7 +142,7 @@ class Play:
             return lobby
         async with self.tables.unit(table_id, fresh_from=min_version) as unit:
             check_reached(table_id, unit.folded.version, min_version)
-            return shared_view(unit.folded, table, seat)
+            return shared_view(unit.folded, table, seat, watched=self._watched(table_id))
 
     async def act(
         self,
@@ -228,7 +228,7 @@ class Play:
                 person_active_at=None if worker else now,
                 now=now,
             )
-            return shared_view(folded, table, seat)
+            return shared_view(folded, table, seat, watched=self._watched(table_id))
 
         # a pinned version is checked against the cache: no read when it is that recent
         return await self.tables.run(
@@ -350,6 +350,11 @@ class Play:
         if clock is None or clock.stopped:
             clock = self._frames[table_id] = _FrameClock(self, table_id, sent)
         await clock.tick(sent)
+
+    def _watched(self, table_id: str) -> bool:
+        """Whether streams on this replica wait for the table's next version (then its
+        seats' views share the part they have in common: ``shared_view``)."""
+        return self.notifier.waiting(table_id) > 0
 
     def _check_open(self) -> None:
         if self._closing:

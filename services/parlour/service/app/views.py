@@ -94,12 +94,18 @@ def seat_view(folded: Folded, table: TableRow, view: View, public: View | None =
     )
 
 
-def shared_view(folded: Folded, table: TableRow, seat: int | None) -> SeatView:
+def shared_view(
+    folded: Folded, table: TableRow, seat: int | None, *, watched: bool = True
+) -> SeatView:
     """:func:`seat_view` of ``seat`` (None: a spectator) at the fold's version, built
     once per seat and version and shared by every reader of it (Watch streams,
     GetView, the Act answer): a fan-out builds a view per seat, not per watcher.
-    Keyed by the seat itself, so a seat's view never reaches another seat. Each
-    carries the spectator's view at the same version (``public``), built once for all."""
+    Keyed by the seat itself, so a seat's view never reaches another seat.
+
+    On a ``watched`` table (its streams will each want their seat's view) it also
+    carries the spectator's view at the same version (``public``), built once for
+    all: the part every seat's answer shares is built from it. A table nobody
+    watches here has one reader a version, and its view is built whole."""
     derived = folded.derived_now()
     key = ("view", seat)
     found: SeatView | None = derived.get(key)
@@ -109,7 +115,7 @@ def shared_view(folded: Folded, table: TableRow, seat: int | None) -> SeatView:
             spectator = state.view(None)
             found = seat_view(folded, table, spectator, spectator)
         else:
-            public = shared_view(folded, table, None).view
+            public = shared_view(folded, table, None).view if watched else None
             found = seat_view(folded, table, state.view(seat), public)
         derived[key] = found
     return found
