@@ -89,6 +89,8 @@ class Play:
         self.frame_wait: Callable[[float], Awaitable[None]] = asyncio.sleep
         #: table id -> the frame clock its spectators on this replica wait on
         self._frames: dict[str, _FrameClock] = {}
+        #: table -> the Watch streams following it on this replica
+        self._streams: dict[str, int] = {}
         self._closing = False
 
     @property
@@ -313,20 +315,29 @@ class Play:
         sent = from_version
         last = -math.inf
         frame = self.spectator_frame_seconds if seat is None else 0.0
-        while True:
-            seen, over = await self._changes_since(table_id, seat, sent)
-            if seen is not None:
-                yield seen
-                sent = seen.version
-                last = time.monotonic()
-            if over:
-                return
-            self._check_open()
-            if frame:
-                await self._next_frame(table_id, sent, last)
+        streams = self._streams
+        streams[table_id] = streams.get(table_id, 0) + 1
+        try:
+            while True:
+                seen, over = await self._changes_since(table_id, seat, sent)
+                if seen is not None:
+                    yield seen
+                    sent = seen.version
+                    last = time.monotonic()
+                if over:
+                    return
+                self._check_open()
+                if frame:
+                    await self._next_frame(table_id, sent, last)
+                else:
+                    await self.notifier.wait(table_id, sent, self.watch_poll_seconds)
+                self._check_open()
+        finally:
+            left = streams[table_id] - 1
+            if left:
+                streams[table_id] = left
             else:
-                await self.notifier.wait(table_id, sent, self.watch_poll_seconds)
-            self._check_open()
+                del streams[table_id]
 
     async def _next_frame(self, table_id: str, sent: int, last: float) -> None:
         """Wait, as a spectator of ``table_id`` that has ``sent``, for the frame to send in.
@@ -352,9 +363,9 @@ class Play:
         await clock.tick(sent)
 
     def _watched(self, table_id: str) -> bool:
-        """Whether streams on this replica wait for the table's next version (then its
-        seats' views share the part they have in common: ``shared_view``)."""
-        return self.notifier.waiting(table_id) > 0
+        """Whether Watch streams on this replica follow the table (then its seats' views
+        share the part they have in common: ``shared_view``)."""
+        return table_id in self._streams
 
     def _check_open(self) -> None:
         if self._closing:
