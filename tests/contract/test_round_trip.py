@@ -30,6 +30,7 @@ from parlour.contract.results import (
 )
 from parlour.contract.view import view_from_proto, view_to_proto
 from parlour.engine.actions import Action, ActionKind
+from parlour.engine.base import GameState
 from parlour.engine.cards import ALL_CARDS, Card, Suit
 from parlour.engine.options import OptionType
 from parlour.engine.playout import shuffled
@@ -47,20 +48,26 @@ SHORT: dict[str, dict[str, object]] = {
 }
 
 
-def views_of_a_play_out(game: str, seats: int, seed: int) -> Iterator[View]:
-    """Every view of a random play-out: each seat to act's and a spectator's, at every step."""
+def states_of_a_play_out(game: str, seats: int, seed: int) -> Iterator[GameState]:
+    """The state at every step of a random play-out, dealt and to act, then over."""
     rng = random.Random(seed)
     state = new_game(game, seats, SHORT.get(game))
     while not state.is_over:
         if (cards := state.chance()) is not None:
             state.deal(shuffled(cards, rng))
             continue
-        for seat in (*state.to_act(), None):
-            yield state.view(seat)
+        yield state
         seat = state.to_act()[0]
         state.apply(seat, rng.choice(state.legal_actions(seat)))
-    for seat in (*range(seats), None):
-        yield state.view(seat)
+    yield state
+
+
+def views_of_a_play_out(game: str, seats: int, seed: int) -> Iterator[View]:
+    """Every view of a random play-out: each seat to act's and a spectator's, at every
+    step, and every seat's once it is over."""
+    for state in states_of_a_play_out(game, seats, seed):
+        for seat in (*(range(seats) if state.is_over else state.to_act()), None):
+            yield state.view(seat)
 
 
 def seat_counts(game: str) -> list[int]:

@@ -12,7 +12,6 @@ fewest and most seats.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 
@@ -22,25 +21,10 @@ from parlour.contract.view import (
     seat_part_to_proto,
     view_to_proto,
 )
-from parlour.engine.base import GameState
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import all_games, new_game
 from parlour.v1 import play_pb2
-from tests.contract.test_round_trip import SHORT, seat_counts
-
-
-def states_of_a_play_out(game: str, seats: int, seed: int) -> Iterator[GameState]:
-    """The state at every step of a random play-out (random seats among those to act)."""
-    rng = random.Random(seed)
-    state = new_game(game, seats, SHORT.get(game))
-    while not state.is_over:
-        if (cards := state.chance()) is not None:
-            state.deal(shuffled(cards, rng))
-            continue
-        yield state
-        seat = rng.choice(state.to_act())
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
-    yield state
+from tests.contract.test_round_trip import seat_counts, states_of_a_play_out
 
 
 def names(message: play_pb2.View) -> set[str]:
