@@ -142,3 +142,27 @@ async def test_a_lobby_watch_ends_when_the_table_expires(app: Parlour) -> None:
     assert last.ended == "expired" and [event.type for event in last.events] == ["TableExpired"]
     with pytest.raises(StopAsyncIteration):
         await anext(watch)
+
+
+async def test_a_table_is_watched_while_a_stream_follows_it_and_no_longer(app: Parlour) -> None:
+    """A seat's answers share the part of its view every seat has only on a watched
+    table (issue 34); a watch counts from its first view to its end, however it ends."""
+    seated = await playing(app)
+    table_id = seated.table_id
+    assert not app.play._watched(table_id)
+    closed = watching(app, table_id, 0, seated.seat(0))
+    await anext(closed)
+    cancelled = watching(app, table_id, 1, seated.seat(1))
+    await anext(cancelled)
+    assert app.play._watched(table_id)
+    await closed.aclose()
+    assert app.play._watched(table_id)  # one stream is still there
+    task = await parked(cancelled)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await cancelled.aclose()
+    assert not app.play._watched(table_id)
+    seen = await app.view(table_id, 2, seated.seat(2))
+    moved = await app.act(table_id, 2, seated.seat(2), 1, expected_version=seen.version)
+    assert moved.public is None  # nobody watches: the answer's view is built whole
