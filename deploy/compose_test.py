@@ -122,6 +122,19 @@ def prerequisites() -> None:
     if not CONTAINERS_CONF.exists():
         CONTAINERS_CONF.parent.mkdir(parents=True, exist_ok=True)
         CONTAINERS_CONF.write_text("[containers]\ndefault_ulimits = []\n")
+    # crun refuses a machine whose cgroups are v1 with a v2 hierarchy beside them
+    # ("cgroups in hybrid mode not supported"); runc runs there
+    conf = CONTAINERS_CONF.read_text()
+    if hybrid_cgroups() and shutil.which("runc") and "[engine]" not in conf:
+        CONTAINERS_CONF.write_text(conf.rstrip("\n") + '\n\n[engine]\nruntime = "runc"\n')
+
+
+def hybrid_cgroups() -> bool:
+    """Whether cgroup v1 controllers are mounted with a v2 hierarchy beside them."""
+    root = Path("/sys/fs/cgroup")
+    return (root / "unified" / "cgroup.controllers").exists() and not (
+        root / "cgroup.controllers"
+    ).exists()
 
 
 def image_exists(name: str) -> bool:
