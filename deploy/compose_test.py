@@ -125,7 +125,8 @@ def prerequisites() -> None:
     # crun refuses a machine whose cgroups are v1 with a v2 hierarchy beside them
     # ("cgroups in hybrid mode not supported"); runc runs there
     conf = CONTAINERS_CONF.read_text()
-    if hybrid_cgroups() and shutil.which("runc") and "[engine]" not in conf:
+    runc = shutil.which("runc", path=f"{os.environ.get('PATH', '')}:/usr/sbin:/usr/bin")
+    if hybrid_cgroups() and runc and "[engine]" not in conf:
         CONTAINERS_CONF.write_text(conf.rstrip("\n") + '\n\n[engine]\nruntime = "runc"\n')
 
 
