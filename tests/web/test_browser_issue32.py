@@ -150,6 +150,7 @@ def test_a_dimmed_card_says_why_not_and_the_banner_leaves_the_cards_clear(
     host(page, "Ida", "hearts")
     page.wait_for_selector(".felt")
     refused = ""
+    tapped = ""
     banner_checked = False
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and not (refused and banner_checked):
@@ -179,6 +180,7 @@ def test_a_dimmed_card_says_why_not_and_the_banner_leaves_the_cards_clear(
             and dim.count()
             and not page.locator("[data-pass-send]").count()
         ):
+            tapped = dim.first.get_attribute("data-card") or ""
             dim.first.click(position=CORNER, force=True)  # aria-disabled, yet a person may tap it
             wait_until(
                 page, "document.querySelector('.refusal').textContent.length > 0", timeout=10
@@ -191,7 +193,10 @@ def test_a_dimmed_card_says_why_not_and_the_banner_leaves_the_cards_clear(
         move(page)
         time.sleep(0.05)
     assert refused and banner_checked, (refused, banner_checked)
-    assert ":" in refused and "seat" not in refused.lower(), refused
+    # the refusal names the card tapped, as a person writes it ("10♦"), and no seat jargon
+    suits = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+    written = tapped[:-1].replace("T", "10") + suits[tapped[-1]]
+    assert written in refused and "seat" not in refused.lower(), (tapped, refused)
     # the points chips say they are points
     facts = " ".join(page.locator(".facts").all_inner_texts())
     assert "this hand" not in facts or "point" in facts, facts
