@@ -174,6 +174,15 @@ class GameState(ABC):
     def view(self, seat: int | None) -> View:
         """What ``seat`` may see (``None``: a spectator, who sees no hand)."""
 
+    def seat_view(self, seat: int, public: View) -> View:
+        """``view(seat)``, given ``public``: ``view(None)`` at this same moment.
+
+        A game overrides this to build only the seat's own fields and take the
+        rest from ``public`` (:func:`parlour.engine.view.own_view`), so that every
+        seat's view of one move shares the work of what they all see.
+        """
+        return self.view(seat)
+
     @abstractmethod
     def scores(self) -> tuple[int, ...]:
         """Running totals, one per seat (partners share their side's total)."""

@@ -45,7 +45,7 @@ from parlour.engine.results import (
     TieRule,
     WinnerRule,
 )
-from parlour.engine.view import Move, PlayerView, View
+from parlour.engine.view import Move, PlayerView, View, own_view
 
 MIN_SEATS = 2
 MAX_SEATS = 6
@@ -460,6 +460,17 @@ class CrazyEights(GameState):
             end_reason=self.end_reason(),
             passes_in_a_row=self.passes_in_turn,
             must_play=self.must_play if seat is not None and seat == self.turn else None,
+        )
+
+    def seat_view(self, seat: int, public: View) -> View:
+        if not 0 <= seat < self.seats:
+            return self.view(seat)
+        return own_view(
+            public,
+            seat=seat,
+            hand=tuple(self.hands[seat]),
+            legal_actions=tuple(self.legal_actions(seat)),
+            must_play=self.must_play if seat == self.turn else None,
         )
 
     def scores(self) -> tuple[int, ...]:

@@ -49,7 +49,7 @@ from parlour.engine.results import (
     WinnerRule,
 )
 from parlour.engine.trick import Play, Trick
-from parlour.engine.view import Move, PlayerView, View
+from parlour.engine.view import Move, PlayerView, View, own_view
 
 SEATS: Final = 4
 HAND_SIZE: Final = 13
@@ -718,6 +718,20 @@ class HeartsState(GameState):
             end_rule=INFO.end_rule,
             last_hand=self.last_hand(),
             end_reason=self.end_reason(),
+        )
+
+    def seat_view(self, seat: int, public: View) -> View:
+        if not 0 <= seat < SEATS:
+            return self.view(seat)
+        words, offset = pass_direction(self._hand_number)
+        return own_view(
+            public,
+            seat=seat,
+            hand=self.hand(seat),
+            legal_actions=tuple(self.legal_actions(seat)),
+            passed_cards=_cards(self._chosen[seat]),
+            received_cards=_cards(self._received[seat]) if self._exchanged else (),
+            notes=self._notes(words, offset, seat),
         )
 
     def _notes(self, words: str, offset: int, seat: int | None) -> tuple[str, ...]:

@@ -41,7 +41,7 @@ from parlour.engine.results import (
     WinnerRule,
 )
 from parlour.engine.trick import Play, Trick
-from parlour.engine.view import Move, PlayerView, View
+from parlour.engine.view import Move, PlayerView, View, own_view
 
 SEATS = 4
 CEILING = 10
@@ -542,6 +542,13 @@ class KaiserState(GameState):
         if self.winning_team is not None:
             notes.append(f"{side_words(self.winning_team)} win")
         return tuple(notes)
+
+    def seat_view(self, seat: int, public: View) -> View:
+        if not 0 <= seat < self.seats:
+            return self.view(seat)
+        return own_view(
+            public, seat=seat, hand=self.hand(seat), legal_actions=tuple(self.legal_actions(seat))
+        )
 
     def view(self, seat: int | None) -> View:
         players = tuple(

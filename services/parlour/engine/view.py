@@ -7,7 +7,7 @@ not use stay at their empty defaults.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from parlour.engine.actions import Action
@@ -79,3 +79,24 @@ class View:
     end_reason: EndReason | None = None  # why the game ended; None while it goes on
     passes_in_a_row: int = 0  # Crazy 8s: seats that passed in turn since the last play or draw
     must_play: Card | None = None  # Crazy 8s: the viewer's drawn card that must be played now
+
+
+#: View's fields, in order (:func:`own_view` copies the spectator's)
+_VIEW_FIELDS = tuple(each.name for each in fields(View))
+
+
+def own_view(public: View, **own: object) -> View:
+    """A seat's view made from ``public``, the spectator's view at the same moment,
+    and ``own``, the fields that are the seat's alone (its seat, hand, choices and
+    notes; every other field of a seat's view is the spectator's).
+
+    The same View as ``state.view(seat)``, without building again what every seat
+    shares (the tricks, the players, the history): a move watched by every seat
+    builds that once (:meth:`GameState.seat_view`). ``public`` holds no hidden card,
+    so nothing but ``own`` can bring the seat a card.
+    """
+    made = object.__new__(View)
+    setter = object.__setattr__  # View is frozen
+    for name in _VIEW_FIELDS:
+        setter(made, name, own[name] if name in own else getattr(public, name))
+    return made

@@ -36,7 +36,7 @@ from parlour.engine.results import (
     WizardRoundResult,
 )
 from parlour.engine.trick import Play, Trick
-from parlour.engine.view import Move, PlayerView, View
+from parlour.engine.view import Move, PlayerView, View, own_view
 
 MIN_SEATS = 3
 MAX_SEATS = 6
@@ -486,6 +486,13 @@ class WizardState(GameState):
             end_rule=self.end_rule(),
             last_hand=self._last_hand,
             end_reason=self.end_reason(),
+        )
+
+    def seat_view(self, seat: int, public: View) -> View:
+        if not 0 <= seat < self.seats:
+            return self.view(seat)
+        return own_view(
+            public, seat=seat, hand=self.hand(seat), legal_actions=tuple(self.legal_actions(seat))
         )
 
     def notes(self) -> tuple[str, ...]:

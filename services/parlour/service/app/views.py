@@ -104,8 +104,10 @@ def shared_view(
 
     On a ``watched`` table (its streams will each want their seat's view) it also
     carries the spectator's view at the same version (``public``), built once for
-    all: the part every seat's answer shares is built from it. A table nobody
-    watches here has one reader a version, and its view is built whole."""
+    all: each seat's engine view is made from it with only the seat's own fields
+    built anew (``GameState.seat_view``), and the part every seat's answer shares
+    is serialized from it once. A table nobody watches here has one reader a
+    version, and its view is built whole."""
     derived = folded.derived_now()
     key = ("view", seat)
     found: SeatView | None = derived.get(key)
@@ -114,9 +116,12 @@ def shared_view(
         if seat is None:
             spectator = state.view(None)
             found = seat_view(folded, table, spectator, spectator)
+        elif watched:  # the seat's own fields on the spectator's view (GameState.seat_view)
+            public = shared_view(folded, table, None).view
+            assert public is not None
+            found = seat_view(folded, table, state.seat_view(seat, public), public)
         else:
-            public = shared_view(folded, table, None).view if watched else None
-            found = seat_view(folded, table, state.view(seat), public)
+            found = seat_view(folded, table, state.view(seat))
         derived[key] = found
     return found
 
