@@ -179,10 +179,12 @@ bench-service: $(STAMP)
 
 ## make bench-act-cost: the service's instructions per move under valgrind (callgrind): a
 ## figure that other load on the machine cannot move; then the watched shape's, beside the
-## skeleton's on the same moves (a few minutes)
+## skeleton's on the same moves, and the least work a watched move needs (rules, views,
+## bytes; no server, store or loop: bench/move_floor.py) (a few minutes)
 bench-act-cost: $(STAMP)
 	$(BIN)/python bench/act_cost.py
 	$(BIN)/python bench/act_cost.py --shape watched --moves 200
+	$(BIN)/python bench/move_floor.py --moves 200 --count
 
 ## make bench-home: history p50 for a player with 10,000 finished tables and the leaderboard of
 ## 100,000 rated accounts, on a scratch Postgres database, with the indexes each query uses
