@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from parlour.engine.actions import ActionKind
 from parlour.engine.playout import shuffled
 from parlour.engine.registry import all_games, new_game
@@ -388,10 +390,13 @@ async def test_a_table_nobody_watches_builds_its_views_whole(sqlite_url: str) ->
 
 
 async def test_a_move_builds_one_view_per_seat_for_its_act_and_its_streams(
-    sqlite_url: str,
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The Act's answer and the acting seat's stream carry one serialized view: a
     move with every seat watching builds a view per seat, not one more for the Act."""
+    # what is shared, not how long: a loaded machine may take longer than MAX_AGE
+    # between a move's answer and its streams' messages, and then rightly builds again
+    monkeypatch.setattr(ViewMessages, "MAX_AGE", 3600.0)
     async with running_service(sqlite_url) as service:
         table = await seated_table(service.client, "crazy8s", 3, {"rounds": 1})
         seats: list[list[play_pb2.WatchResponse]] = [[] for _ in table.seats]
