@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from parlour.words import card_name
 from tests.web.conftest import ARTIFACTS
 from tests.web.test_browser_table import (
     CORNER,
@@ -194,9 +195,7 @@ def test_a_dimmed_card_says_why_not_and_the_banner_leaves_the_cards_clear(
         time.sleep(0.05)
     assert refused and banner_checked, (refused, banner_checked)
     # the refusal names the card tapped, as a person writes it ("10♦"), and no seat jargon
-    suits = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-    written = tapped[:-1].replace("T", "10") + suits[tapped[-1]]
-    assert written in refused and "seat" not in refused.lower(), (tapped, refused)
+    assert card_name(tapped, "en") in refused and "seat" not in refused.lower(), (tapped, refused)
     # the points chips say they are points
     facts = " ".join(page.locator(".facts").all_inner_texts())
     assert "this hand" not in facts or "point" in facts, facts
