@@ -12,13 +12,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import pytest
 import trustme
-
-from tests.service.natsd import _free_port
 
 PATIENCE = 60.0
 
@@ -30,32 +28,47 @@ def serve(tmp_path: Path, *flags: str, env: dict[str, str] | None = None) -> str
     cert, key = tmp_path / "server.pem", tmp_path / "server.key"
     cert.write_bytes(b"".join(b.bytes() for b in server.cert_chain_pems))
     server.private_key_pem.write_to_path(str(key))
-    port = _free_port()
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("PARLOUR_", "GRPC_"))}
     environment.update(env or {})
-    command = [sys.executable, "-m", "parlour.cli", "serve", "--address", f"127.0.0.1:{port}"]
+    # port 0: the server picks a free port and prints it, so the knock reaches this
+    # server and no other (a port chosen here first could be taken by a test beside it)
+    command = [sys.executable, "-m", "parlour.cli", "serve", "--address", "127.0.0.1:0"]
     command += ["--database-url", f"sqlite:///{tmp_path / 'p.db'}"]
     command += ["--tls-cert", str(cert), "--tls-key", str(key), *flags]
     stderr = tmp_path / "stderr.txt"
     with stderr.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=sink, env=environment)
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=sink, env=environment, text=True
+        )
         try:
-            deadline = time.monotonic() + PATIENCE
-            while True:
-                assert process.poll() is None, stderr.read_text()
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=1) as knock:
-                        knock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\0" * 64)
-                        knock.settimeout(5)
-                        knock.recv(100)  # returns once the server gave up on the handshake
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline, "parlour serve never listened"
-                    time.sleep(0.2)
+            port = _listening_port(process, stderr)
+            with socket.create_connection(("127.0.0.1", port), timeout=PATIENCE) as knock:
+                knock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\0" * 64)
+                knock.settimeout(PATIENCE)
+                knock.recv(100)  # returns once the server gave up on the handshake
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(PATIENCE)
     return stderr.read_text()
+
+
+def _listening_port(process: subprocess.Popen[str], stderr: Path) -> int:
+    """The port ``parlour serve`` says it listens on (``parlour: serving on HOST:PORT``)."""
+    assert process.stdout is not None
+    found: list[int] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if "serving on " in line:
+                found.append(int(line.split("serving on ", 1)[1].split()[0].rsplit(":", 1)[1]))
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(PATIENCE)
+    assert found, f"parlour serve never said where it listens: {stderr.read_text()}"
+    return found[0]
 
 
 @pytest.mark.parametrize("how", ["flag", "environment"])
