@@ -39,7 +39,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -518,13 +518,15 @@ class Campaign:
 
         return draw_metadata()
 
-    def one_request(self) -> st.SearchStrategy[tuple[Rpc, str, Any, tuple[tuple[str, str], ...]]]:
-        """(rpc, how it is sent, the request or raw bytes, metadata)."""
+    def one_request(
+        self, only: Rpc | None = None
+    ) -> st.SearchStrategy[tuple[Rpc, str, Any, tuple[tuple[str, str], ...]]]:
+        """(rpc, how it is sent, the request or raw bytes, metadata); ``only``: of that RPC."""
         metadata = self.metadata()
 
         @st.composite
         def draw_request(draw: st.DrawFn) -> tuple[Rpc, str, Any, tuple[tuple[str, str], ...]]:
-            rpc = draw(st.sampled_from(self.rpcs))
+            rpc = draw(st.sampled_from(self.rpcs if only is None else [only]))
             how = draw(
                 st.sampled_from(
                     ["grpc", "grpc", "grpc", "grpc-bytes", "http", "http", "http-bytes"]
@@ -698,21 +700,32 @@ def run(address: str, http_base: str, database_url: str, requests: int, seed_val
     try:
         campaign.setup()
 
-        @seed(seed_value)
-        @settings(
-            max_examples=requests,
-            phases=[Phase.generate],
-            database=None,
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-        )
-        @given(campaign.one_request())
-        def one(drawn: tuple[Rpc, str, Any, tuple[tuple[str, str], ...]]) -> None:
-            campaign.send(*drawn)
-            if campaign.report.sent % 5000 == 0:
-                print(f"  ... {campaign.report.sent} requests", flush=True)
+        def campaign_of(examples: int, rpc: Rpc | None = None) -> Callable[[], None]:
+            @seed(seed_value)
+            @settings(
+                max_examples=examples,
+                phases=[Phase.generate],
+                database=None,
+                deadline=None,
+                suppress_health_check=list(HealthCheck),
+            )
+            @given(campaign.one_request(rpc))
+            def one(drawn: tuple[Rpc, str, Any, tuple[tuple[str, str], ...]]) -> None:
+                campaign.send(*drawn)
+                if campaign.report.sent % 5000 == 0:
+                    print(f"  ... {campaign.report.sent} requests", flush=True)
 
-        one()
+            return one
+
+        # One request of each RPC first, then the rest drawn freely: a short campaign
+        # calls the whole contract by construction. (Which RPCs a free draw picks
+        # depends on what the service answered before, as the pools its strategies
+        # draw from grow with it: in a loaded run of 1,000 requests an RPC drawn 6
+        # times in a quiet one was once not drawn at all.)
+        first = campaign.rpcs if requests >= len(campaign.rpcs) else []
+        for rpc in first:
+            campaign_of(1, rpc)()
+        campaign_of(requests - len(first))()
     finally:
         campaign.report.seconds = time.monotonic() - started
         campaign.close()
