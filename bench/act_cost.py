@@ -16,7 +16,9 @@ With ``--shape watched`` it plays ``bench/service.py``'s watched shape instead
 made from the view its seat's stream brought) and counts the instructions per
 move, the Act and every Watch message it causes; then it counts the skeleton
 (``bench/skeleton.py``, canned answers captured from this service, one commit
-per Act) on the same moves under valgrind too and prints the ratio. valgrind
+per Act) on the same moves under valgrind too and prints the ratio; and the bare
+game (``bench/game_skeleton.py``: the skeleton that also plays the game, its
+rules, views and bytes) on the service's moves. valgrind
 counts only the process's own instructions, not the kernel's work for its
 system calls, which both pay alike.
 
@@ -165,6 +167,14 @@ def main() -> int:
                 dump(bare.pid, files, 1)
                 floor_moves = asyncio.run(watch_moves(bare.address, args.moves, args.seed, 1))
                 floor = total_instructions(dump(bare.pid, files, 2)) / floor_moves
+        # the bare game (bench/game_skeleton.py): the skeleton that also plays the game
+        game = [sys.executable, str(Path(__file__).parent / "service.py")]
+        game += ["--game-skeleton-server", libpq(url)]
+        with process(counted(game, files), "game skeleton server on", 600) as bare_game:
+            asyncio.run(watch_moves(bare_game.address, 10, args.seed + 1000))  # warm up
+            dump(bare_game.pid, files, 1)
+            game_moves = asyncio.run(watch_moves(bare_game.address, per_game, args.seed))
+            played = total_instructions(dump(bare_game.pid, files, 2)) / game_moves
         print(
             f"the watched shape, one game at a time, every seat on Watch: {moves} moves"
             f" ({per_game} of each game, new tables included); the skeleton {floor_moves}"
@@ -172,6 +182,11 @@ def main() -> int:
         print(
             f"instructions per move: the service {service / 1e6:.2f} million, the skeleton"
             f" {floor / 1e6:.2f} million: {service / floor:.2f}x"
+        )
+        print(
+            f"the bare game (the skeleton that also plays the game: rules, views, bytes;"
+            f" {game_moves} moves): {played / 1e6:.2f} million, {played / floor:.2f}x the"
+            f" skeleton; the service {service / played:.2f}x the bare game"
         )
     return 0
 

@@ -16,8 +16,10 @@ flight per game, each made from the view the seat's stream brought. It prints
 moves/s, the service's CPU per move, the latency from an Act to the last of
 the table's streams bringing its version, and the service's memory per 1,000
 open streams; the skeleton serves the same streams with canned views, and the
-ratios to it are printed. The per-caller rates are off for the served process
-(every client runs here, from one address).
+ratios to it are printed; so is the bare game (bench/game_skeleton.py), the
+skeleton that also plays the game (rules, views, bytes), which splits the
+service's cost into the game's and its other duties'. The per-caller rates
+are off for the served process (every client runs here, from one address).
 
 Beside it, in the same run, the raw floors it is compared with:
   * an empty gRPC unary call (grpc.aio, 64 in flight: the health Check of a
@@ -58,9 +60,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import game_skeleton  # bench/, beside this script
 import grpc
 import psycopg
-import skeleton  # bench/, beside this script
+import skeleton
 import sqlalchemy as sa
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from psycopg import sql
@@ -758,6 +761,7 @@ def main() -> int:
     )
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--skeleton-server", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--game-skeleton-server", help=argparse.SUPPRESS)
     args = parser.parse_args()
     run_loop = event_loop(os.environ.get("PARLOUR_EVENT_LOOP", "uvloop"))
     if args.bare_server:
@@ -766,6 +770,9 @@ def main() -> int:
     if args.skeleton_server:
         canned_path, conninfo = args.skeleton_server
         run_loop(skeleton.serve(canned_path, conninfo, list(SERVER_OPTIONS)))
+        return 0
+    if args.game_skeleton_server:
+        run_loop(game_skeleton.serve(args.game_skeleton_server, list(SERVER_OPTIONS)))
         return 0
 
     admin = sa.make_url(
@@ -810,6 +817,11 @@ def main() -> int:
                     bones = measure(bare_service, url, levels, args.seconds, args.view_every_move)
                 watched_bones = measure_watched(bare_service, url, levels, args.seconds, spectators)
                 bone_memory = asyncio.run(stream_memory(bare_service)) if spectators else None
+        game_bones: dict[tuple[int, int], WatchedLevel] = {}
+        if "watched" in shapes:
+            command = [sys.executable, __file__, "--game-skeleton-server", libpq(url)]
+            with process(command, "game skeleton server on") as game_service:
+                game_bones = measure_watched(game_service, url, levels, args.seconds, spectators)
         # the floor once more, so that a machine busier at one end cannot flatter the ratio
         with process(bare_command, "bare server on") as bare:
             empty_after = asyncio.run(empty_calls(bare, 3.0))
@@ -836,7 +848,7 @@ def main() -> int:
     if results:
         print_today(results, bones, empty, floor, commits, single, commit_16)
     if watched:
-        print_watched(watched, watched_bones, floor, commits, single)
+        print_watched(watched, watched_bones, game_bones, floor, commits, single)
     if memory is not None and bone_memory is not None:
         print(
             f"memory per 1,000 open Watch streams (idle, {memory[0]} on 50 Hearts tables):"
@@ -857,6 +869,7 @@ def main() -> int:
 def print_watched(
     watched: dict[tuple[int, int], WatchedLevel],
     bones: dict[tuple[int, int], WatchedLevel],
+    game_bones: dict[tuple[int, int], WatchedLevel],
     floor: EmptyCalls,
     commits: Commits,
     single: EmptyCalls,
@@ -867,6 +880,12 @@ def print_watched(
     print(WATCH_LEGEND)
     print(f"the watched shape, the skeleton (canned views on the same streams):\n{WATCH_HEADER}")
     for level in bones.values():
+        print(level.row())
+    print(
+        "the watched shape, the bare game (bench/game_skeleton.py: the skeleton that also"
+        f" plays the game: rules, views, bytes):\n{WATCH_HEADER}"
+    )
+    for level in game_bones.values():
         print(level.row())
     latency_floor = single.p50_ms + commits.p50_ms
     for key, level in watched.items():
@@ -880,6 +899,17 @@ def print_watched(
             f" {quantile(level.tally.fanout_ms, 0.5):.2f} ms against"
             f" {quantile(bone.tally.fanout_ms, 0.5):.2f} ms"
         )
+        game = game_bones.get(key)
+        if game is not None:
+            print(
+                f"  the bare game: CPU per move {game.service_ms():.2f} ms,"
+                f" {game.service_ms() / bone.service_ms():.2f}x the skeleton's, moves/s"
+                f" {game.moves_per_second / bone.moves_per_second:.2f}x; the service's CPU per"
+                f" move {level.service_ms() / game.service_ms():.2f}x the bare game's: its"
+                f" duties beyond the game cost {level.service_ms() - game.service_ms():.2f} ms"
+                f" a move, where the target leaves"
+                f" {TARGET_WATCH_CPU * bone.service_ms() - game.service_ms():.2f} ms"
+            )
     for (in_flight, _), level in watched.items():
         if in_flight == 1:
             p50 = quantile(level.tally.fanout_ms, 0.5)
