@@ -173,13 +173,14 @@ bench-engine: bench-deps
 
 ## make bench-service: acts/s, act latency and CPU per act over gRPC against a scratch Postgres
 ## database, beside the empty-call and commit floors and a skeleton service (bench/skeleton.py);
-## and the watched shape (every seat on a Watch stream, then 10 spectators per game more)
+## and the watched shape (every seat on a Watch stream, then 10 spectators per game more),
+## beside the skeleton and the bare game (the skeleton that also plays the game)
 bench-service: $(STAMP)
 	$(BIN)/python bench/service.py
 
 ## make bench-act-cost: the service's instructions per move under valgrind (callgrind): a
 ## figure that other load on the machine cannot move; then the watched shape's, beside the
-## skeleton's on the same moves, and the least work a watched move needs (rules, views,
+## skeleton's and the bare game's, and the least work a watched move needs (rules, views,
 ## bytes; no server, store or loop: bench/move_floor.py) (a few minutes)
 bench-act-cost: $(STAMP)
 	$(BIN)/python bench/act_cost.py
