@@ -910,7 +910,7 @@ def print_watched(
                 f" a move, where the target leaves"
                 f" {TARGET_WATCH_CPU * bone.service_ms() - game.service_ms():.2f} ms"
             )
-    for (in_flight, _), level in watched.items():
+    for (in_flight, spectating), level in watched.items():
         if in_flight == 1:
             p50 = quantile(level.tally.fanout_ms, 0.5)
             print(
@@ -918,6 +918,10 @@ def print_watched(
                 f" {p50:.2f} ms, {p50 / latency_floor:.2f}x the floor (an empty call and"
                 f" a commit: {latency_floor:.2f} ms; target <= 2x)"
             )
+            game = game_bones.get((in_flight, spectating))
+            if game is not None:
+                played = quantile(game.tally.fanout_ms, 0.5)
+                print(f"    the bare game's: {played:.2f} ms, {played / latency_floor:.2f}x")
 
 
 def print_today(
