@@ -8,12 +8,17 @@ axe-core: no serious or critical violation."""
 
 from __future__ import annotations
 
+import asyncio
+import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
 
+from parlour.client import ParlourClient
+from tests.service.harness import play_randomly, seated_table
 from tests.web.test_browser_screens import Camera, axe_source, screens  # noqa: F401
 from tests.web.test_browser_table import PHONE, move
 from tests.web.waiting import StallGuard, wait_until
@@ -185,14 +190,32 @@ OTHER_GAMES = {
 }
 
 
+def played_out(address: str, game: str, seats: int, options: dict[str, str]) -> str:
+    """A table of people, every seat played by the test through the client library with
+    random legal moves to the end of the game; its id. (The computer players pace
+    each move for people to follow: their Hearts game took most of a minute.)"""
+
+    async def play() -> str:
+        client = ParlourClient(address)
+        try:
+            table = await seated_table(client, game, seats, dict(options))
+            await play_randomly(table, random.Random(f"replay viewer {game}"))
+            return table.table_id
+        finally:
+            await client.close()
+
+    # on a thread of its own: Playwright's sync API keeps an event loop on this one
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, play()).result()
+
+
 @pytest.fixture(scope="module")
-def other_games(web_stack: str) -> dict[str, str]:
-    """A finished game of each other kind (played side by side by the worker)."""
-    started = {
-        game: start_game(web_stack, game, seats, options)
+def other_games(web_stack: Any) -> dict[str, str]:
+    """A finished game of each other kind, its seats played by the test."""
+    return {
+        game: played_out(web_stack.address, game, seats, options)
         for game, (seats, options) in OTHER_GAMES.items()
     }
-    return {game: wait_finished(web_stack, table_id) for game, table_id in started.items()}
 
 
 @pytest.mark.parametrize("language", ["en", "pl"])
