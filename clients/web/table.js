@@ -104,6 +104,8 @@ export class TableScreen {
       const options = (await rpc("LobbyService/GetTable", { tableId: this.tableId })).table.options || {};
       this.clock = { turn: Number(options.turn_seconds || 0), bank: Number(options.bank_seconds || 0) };
     } catch { this.clock = { turn: 0, bank: 0 }; }
+    // A view drawn before the options came showed no clock: draw it again, now knowing what it counts.
+    if (this.shown && this.shown.phase !== "lobby") this.render();
   }
 
   status(text) {
@@ -401,7 +403,7 @@ export class TableScreen {
   /** A ticking clock for a seat whose turn clock runs, saying what it counts (the turn, or turn and bank). */
   clockTag(player) {
     const left = Number(player.timeLeftMs || 0);
-    if (!left) return "";
+    if (!left || !this.clock) return "";  // no chip until the options say whether it counts a bank
     const bank = this.clock && this.clock.bank;
     const what = bank ? t("clock.turn_and_bank") : t("clock.turn");
     const title = bank ? t("clock.turn_and_bank_title", { turn: this.clock.turn, bank }) : t("clock.turn_title");

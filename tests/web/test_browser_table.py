@@ -473,13 +473,33 @@ def test_the_clock_chip_says_turn_and_bank_and_no_clock_says_nothing(
     browser: Any, web_stack: str
 ) -> None:
     """Issue 32, item 7: with a bank the chip says "turn + bank"; without a clock no
-    "Time left" and no chip, on a phone too."""
+    "Time left" and no chip, on a phone too.
+
+    The table learns its clock options from GetTable while the first views arrive:
+    the test holds that answer back, so the chip must wait for it rather than
+    guess "turn" (a race a loaded CI run once lost)."""
     page = open_page(browser, web_stack, PHONE)
+    held: list[Any] = []
+    released = False
+
+    def hold(route: Any) -> None:
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/api/LobbyService/GetTable", hold)
     page.wait_for_selector("#game option", state="attached")
     page.select_option("#game", "hearts")
     page.select_option("[data-option='turn_seconds']", "120")
     page.select_option("[data-option='bank_seconds']", "60")
     page.click("#host")
+    page.wait_for_selector(".seat.mine .turn")
+    assert held, "the table asks for its options"
+    assert page.locator(".clock").count() == 0  # not yet known what it counts
+    released = True
+    for route in held:
+        route.continue_()
     page.wait_for_selector(".seat.mine .clock")
     assert page.text_content(".seat.mine .clock small") == "turn + bank"
     assert "60 s" in (page.get_attribute(".seat.mine .clock", "title") or "")
