@@ -129,29 +129,26 @@ def test_the_installed_wheel_migrates_serves_and_plays(installed: tuple[Path, Pa
         played = _run([python, "-c", PLAY, address], work, env)
         assert played.startswith("PLAYED") and f"FROM {venv}" in played, played
 
-        port = _free_port()
+        # port 0: the gateway binds first, then says where (a port picked here could be
+        # taken by another test's connection before the gateway bound it)
         gateway = subprocess.Popen(
-            [parlour, "gateway", "--server", address, "--port", str(port)],
+            [parlour, "gateway", "--server", address, "--port", "0"],
             cwd=work,
             env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
-        page = _get_when_up(f"http://127.0.0.1:{port}/")
+        assert gateway.stdout is not None
+        line = gateway.stdout.readline()
+        assert "browser client on " in line, line + gateway.stdout.read()
+        page = _get_when_up(line.split("browser client on ", 1)[1].split()[0])
         assert page.status_code == 200 and "Parlour" in page.text
     finally:
         for process in (gateway, serve):
             if process is not None:
                 process.terminate()
                 process.wait(timeout=20)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _get_when_up(url: str, timeout: float = 20.0) -> httpx.Response:

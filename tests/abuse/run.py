@@ -608,10 +608,11 @@ def main(argv: list[str] | None = None) -> int:
                 "playing bots on",
             )
         )
-        port = free_port()
-        gateway = [*cli, "gateway", "--server", replicas[0], "--port", str(port)]
-        stack.enter_context(process(gateway, args.logs / "gateway.log", "browser client on"))
-        base = f"http://127.0.0.1:{port}"
+        gateway = [*cli, "gateway", "--server", replicas[0], "--port", "0"]
+        url, _ = stack.enter_context(
+            process(gateway, args.logs / "gateway.log", "browser client on ")
+        )
+        base = url.rstrip("/")
         for _ in range(100):
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(f"{base}/api", timeout=1).status_code == 200:

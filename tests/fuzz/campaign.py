@@ -166,10 +166,10 @@ def running(database_url: str, logs: Path) -> Iterator[tuple[str, str]]:
     # the look at the tables after it, would be counted as that request's write
     serve += ["--abandon-seconds", "0", "--open-table-seconds", "0"]
     with process(serve, logs / "serve.log", "serving on") as (address, _):
-        port = free_port()
-        gateway = [*cli, "gateway", "--server", address, "--port", str(port)]
-        with process(gateway, logs / "gateway.log", "browser client on"):
-            base = f"http://127.0.0.1:{port}"
+        # port 0: the gateway binds, then says where (no port picked here for another to take)
+        gateway = [*cli, "gateway", "--server", address, "--port", "0"]
+        with process(gateway, logs / "gateway.log", "browser client on ") as (url, _):
+            base = url.rstrip("/")
             for _ in range(100):
                 with contextlib.suppress(httpx.HTTPError):
                     if httpx.get(f"{base}/api", timeout=1).status_code == 200:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -44,11 +43,24 @@ def _missing(reason: str) -> None:
     pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+def _announced(
+    log: Path, marker: str, child: subprocess.Popen[bytes], timeout: float = 30.0
+) -> str:
+    """The word after ``marker`` in ``log``, once ``child`` has written it there.
+
+    The servers listen on port 0 and print where they are serving once bound: a port
+    picked by the test and handed over could be taken by anything on the machine
+    between the two (the same race tests/deploy/test_log_json.py once lost).
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = log.read_text(encoding="utf-8", errors="replace")
+        if marker in text:
+            return text.split(marker, 1)[1].split()[0]
+        if child.poll() is not None:
+            raise RuntimeError(f"{log.stem} stopped ({child.returncode}) before it served:\n{text}")
+        time.sleep(0.1)
+    raise RuntimeError(f"{log.stem} did not say {marker!r} within {timeout} s")
 
 
 def _wait(check: Any, what: str, timeout: float = 30.0) -> None:
@@ -118,7 +130,6 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The gateway's base URL (a ``Stack``), with a game service and an AI worker behind it."""
     where = tmp_path_factory.mktemp("web")
     _STACK_FOLDERS.append(where)
-    grpc_port, web_port = _free_port(), _free_port()
     env = dict(
         os.environ,
         PARLOUR_WORKER_TOKEN=WORKER_TOKEN,
@@ -135,17 +146,19 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     parlour = [sys.executable, "-m", "parlour.cli"]
     children: list[subprocess.Popen[bytes]] = []
 
-    def start(name: str, *command: str) -> None:
+    def start(name: str, *command: str) -> subprocess.Popen[bytes]:
         log = (where / f"{name}.log").open("wb")
-        children.append(
-            subprocess.Popen([*parlour, *command], env=env, stdout=log, stderr=subprocess.STDOUT)
+        child = subprocess.Popen(
+            [*parlour, *command], env=env, stdout=log, stderr=subprocess.STDOUT
         )
+        children.append(child)
+        return child
 
-    address = f"127.0.0.1:{grpc_port}"
-    base = f"http://127.0.0.1:{web_port}"
     try:
-        start("serve", "serve", "--address", address, "--database-url", f"sqlite:///{where}/db")
-        _wait(lambda: socket.create_connection(("127.0.0.1", grpc_port), 0.5), "parlour serve")
+        serve = start(
+            "serve", "serve", "--address", "127.0.0.1:0", "--database-url", f"sqlite:///{where}/db"
+        )
+        address = _announced(where / "serve.log", "serving on ", serve)
         # bots only: the browser tests that need an analysis judge it themselves, with
         # known numbers to check the page against (tests/web/test_replay_analysis.py)
         # every claim and move logged: a failure report shows the worker's last ones;
@@ -165,7 +178,8 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "--log-level",
             "DEBUG",
         )
-        start("gateway", "gateway", "--server", address, "--port", str(web_port))
+        gateway = start("gateway", "gateway", "--server", address, "--port", "0")
+        base = _announced(where / "gateway.log", "browser client on ", gateway).rstrip("/")
         _wait(lambda: httpx.get(base + "/").status_code == 200, "parlour gateway")
         yield Stack(base, address)
     finally:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import socket
+import sys
 
 import uvicorn
 
@@ -62,18 +64,26 @@ def run(args: argparse.Namespace) -> int:
     limits = HttpLimits.from_env(args.header_seconds, args.keep_alive_seconds, args.max_connections)
     # log_config=None: uvicorn's own records go through the handler set up above
     config = server_config(app, args.host, args.port, limits, log_level="warning", log_config=None)
-    print(
-        f"parlour: browser client on http://{args.host}:{args.port}/ -> {args.server}", flush=True
-    )
-    asyncio.run(_serve(uvicorn.Server(config), args.metrics_address))
+    # bound before the line is printed, so the line is true when read: with --port 0 it
+    # names the port the system chose (a test or a supervisor reads it from there)
+    try:
+        listener = config.bind_socket()  # on failure uvicorn logs the OS's reason and exits 3
+    except SystemExit:
+        print(f"parlour: the gateway cannot listen on {args.host}:{args.port}", file=sys.stderr)
+        raise
+    port = listener.getsockname()[1]
+    print(f"parlour: browser client on http://{args.host}:{port}/ -> {args.server}", flush=True)
+    asyncio.run(_serve(uvicorn.Server(config), listener, args.metrics_address))
     return 0
 
 
-async def _serve(server: uvicorn.Server, metrics_address: str | None) -> None:
-    """The HTTP server, and the metrics endpoint on the same event loop."""
+async def _serve(
+    server: uvicorn.Server, listener: socket.socket, metrics_address: str | None
+) -> None:
+    """The HTTP server on ``listener``, and the metrics endpoint on the same event loop."""
     metrics = await start_metrics(metrics_address)
     try:
-        await server.serve()
+        await server.serve(sockets=[listener])
     finally:
         if metrics is not None:
             await metrics.close()
