@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -35,13 +35,26 @@ from parlour.v1 import (
 )
 
 PARLOUR = [sys.executable, "-m", "parlour.cli"]
+#: where a process's metrics endpoint says it listens (its port, in a JSON log line)
+METRICS_AT = r"metrics at http://[^:/]+:(\d+)/metrics"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+def announced(log: Path, pattern: str, child: subprocess.Popen[bytes]) -> str:
+    """The first group of ``pattern`` in ``log``, once ``child`` has written it.
+
+    The servers listen on port 0 and say where once bound: a port picked here and
+    handed over could be taken by another test's connection in between.
+    """
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        text = log.read_text(errors="replace")
+        found = re.search(pattern, text)
+        if found:
+            return found.group(1)
+        if child.poll() is not None:
+            raise AssertionError(f"{log.stem} stopped before it said {pattern!r}:\n{text}")
+        time.sleep(0.1)
+    raise AssertionError(f"{log.stem} did not say {pattern!r}")
 
 
 def wait_for(check: object, what: str) -> None:
@@ -61,28 +74,27 @@ class Stack:
 
     def __init__(self, where: Path, url: str) -> None:
         self.where = where
-        self.grpc_port, self.web_port = free_port(), free_port()
-        self.metrics = {"serve": free_port(), "gateway": free_port()}
+        self.metrics: dict[str, int] = {}
         self.children: list[subprocess.Popen[bytes]] = []
-        address = f"127.0.0.1:{self.grpc_port}"
-        self._start(
-            "serve", "--address", address, "--database-url", url, "--session-seconds", "600"
+        serve = self._start(
+            "serve", "--address", "127.0.0.1:0", "--database-url", url, "--session-seconds", "600"
         )
-        wait_for(lambda: socket.create_connection(("127.0.0.1", self.grpc_port), 0.5), "serve")
-        self._start("gateway", "--server", address, "--port", str(self.web_port))
+        self.address = announced(where / "serve.log", r"serving on (\S+)", serve)
+        self.metrics["serve"] = int(announced(where / "serve.log", METRICS_AT, serve))
+        gateway = self._start("gateway", "--server", self.address, "--port", "0")
+        self.base = announced(where / "gateway.log", r"browser client on (http://\S+)/ ", gateway)
+        self.metrics["gateway"] = int(announced(where / "gateway.log", METRICS_AT, gateway))
         wait_for(lambda: httpx.get(f"{self.base}/").status_code == 200, "gateway")
 
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.web_port}"
-
-    def _start(self, name: str, *arguments: str) -> None:
+    def _start(self, name: str, *arguments: str) -> subprocess.Popen[bytes]:
         log = (self.where / f"{name}.log").open("wb")
         command = [*PARLOUR, name, *arguments, "--log-json", "--log-level", "DEBUG"]
-        command += ["--metrics-address", f"127.0.0.1:{self.metrics[name]}"]
-        self.children.append(
-            subprocess.Popen(command, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT)
+        command += ["--metrics-address", "127.0.0.1:0"]
+        child = subprocess.Popen(
+            command, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT
         )
+        self.children.append(child)
+        return child
 
     def metrics_text(self) -> str:
         return "".join(
@@ -120,7 +132,7 @@ async def session_of_traffic(stack: Stack) -> set[str]:
     device, laptop, password = secrets.token_urlsafe(32), secrets.token_hex(32), "hunter2-pass"
     wrong = "wrong-password-7"
     used |= {device, laptop, password, wrong}
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.grpc_port}") as channel:
+    async with grpc.aio.insecure_channel(stack.address) as channel:
         accounts = accounts_pb2_grpc.AccountServiceStub(channel)
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         play = play_pb2_grpc.PlayServiceStub(channel)
