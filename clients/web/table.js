@@ -404,7 +404,7 @@ export class TableScreen {
   clockTag(player) {
     const left = Number(player.timeLeftMs || 0);
     if (!left || !this.clock) return "";  // no chip until the options say whether it counts a bank
-    const bank = this.clock && this.clock.bank;
+    const bank = this.clock.bank;
     const what = bank ? t("clock.turn_and_bank") : t("clock.turn");
     const title = bank ? t("clock.turn_and_bank_title", { turn: this.clock.turn, bank }) : t("clock.turn_title");
     return ` <span class="clock" data-until="${Date.now() + left}" title="${escape(title)}"><small>${escape(what)}</small> <b>${Math.ceil(left / 1000)} s</b></span>`;
