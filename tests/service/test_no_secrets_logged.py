@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import secrets
 import subprocess
 import sys
@@ -33,28 +32,9 @@ from parlour.v1 import (
     play_pb2,
     play_pb2_grpc,
 )
+from tests.announced import BROWSER_CLIENT_ON, METRICS_AT, SERVING_ON, announced
 
 PARLOUR = [sys.executable, "-m", "parlour.cli"]
-#: where a process's metrics endpoint says it listens (its port, in a JSON log line)
-METRICS_AT = r"metrics at http://[^:/]+:(\d+)/metrics"
-
-
-def announced(log: Path, pattern: str, child: subprocess.Popen[bytes]) -> str:
-    """The first group of ``pattern`` in ``log``, once ``child`` has written it.
-
-    The servers listen on port 0 and say where once bound: a port picked here and
-    handed over could be taken by another test's connection in between.
-    """
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        text = log.read_text(errors="replace")
-        found = re.search(pattern, text)
-        if found:
-            return found.group(1)
-        if child.poll() is not None:
-            raise AssertionError(f"{log.stem} stopped before it said {pattern!r}:\n{text}")
-        time.sleep(0.1)
-    raise AssertionError(f"{log.stem} did not say {pattern!r}")
 
 
 def wait_for(check: object, what: str) -> None:
@@ -79,10 +59,10 @@ class Stack:
         serve = self._start(
             "serve", "--address", "127.0.0.1:0", "--database-url", url, "--session-seconds", "600"
         )
-        self.address = announced(where / "serve.log", r"serving on (\S+)", serve)
+        self.address = announced(where / "serve.log", SERVING_ON, serve)
         self.metrics["serve"] = int(announced(where / "serve.log", METRICS_AT, serve))
         gateway = self._start("gateway", "--server", self.address, "--port", "0")
-        self.base = announced(where / "gateway.log", r"browser client on (http://\S+)/ ", gateway)
+        self.base = announced(where / "gateway.log", BROWSER_CLIENT_ON, gateway)
         self.metrics["gateway"] = int(announced(where / "gateway.log", METRICS_AT, gateway))
         wait_for(lambda: httpx.get(f"{self.base}/").status_code == 200, "gateway")
 

@@ -23,6 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.announced import BROWSER_CLIENT_ON, SERVING_ON, announced
+
 CHROMIUM = os.environ.get("PARLOUR_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -41,26 +43,6 @@ def _missing(reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"CI=true needs the browser tests' Chromium: {reason}", pytrace=False)
     pytest.skip(reason)
-
-
-def _announced(
-    log: Path, marker: str, child: subprocess.Popen[bytes], timeout: float = 30.0
-) -> str:
-    """The word after ``marker`` in ``log``, once ``child`` has written it there.
-
-    The servers listen on port 0 and print where they are serving once bound: a port
-    picked by the test and handed over could be taken by anything on the machine
-    between the two (the same race tests/deploy/test_log_json.py once lost).
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        text = log.read_text(encoding="utf-8", errors="replace")
-        if marker in text:
-            return text.split(marker, 1)[1].split()[0]
-        if child.poll() is not None:
-            raise RuntimeError(f"{log.stem} stopped ({child.returncode}) before it served:\n{text}")
-        time.sleep(0.1)
-    raise RuntimeError(f"{log.stem} did not say {marker!r} within {timeout} s")
 
 
 def _wait(check: Any, what: str, timeout: float = 30.0) -> None:
@@ -158,7 +140,7 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         serve = start(
             "serve", "serve", "--address", "127.0.0.1:0", "--database-url", f"sqlite:///{where}/db"
         )
-        address = _announced(where / "serve.log", "serving on ", serve)
+        address = announced(where / "serve.log", SERVING_ON, serve)
         # bots only: the browser tests that need an analysis judge it themselves, with
         # known numbers to check the page against (tests/web/test_replay_analysis.py)
         # every claim and move logged: a failure report shows the worker's last ones;
@@ -179,7 +161,7 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "DEBUG",
         )
         gateway = start("gateway", "gateway", "--server", address, "--port", "0")
-        base = _announced(where / "gateway.log", "browser client on ", gateway).rstrip("/")
+        base = announced(where / "gateway.log", BROWSER_CLIENT_ON, gateway)
         _wait(lambda: httpx.get(base + "/").status_code == 200, "parlour gateway")
         yield Stack(base, address)
     finally:
